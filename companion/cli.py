@@ -1,0 +1,307 @@
+"""The ``companion`` command: a stable interface for people and scripts.
+
+Every command that answers with data answers JSON with ``--json``. A user's mistake
+(bad arguments, a bad config, pins that cannot be had) is one line on stderr and
+exit code 2; anything else is a bug and keeps its traceback.
+
+This module is the composition root: the one place in ``companion`` that wires the
+core to the hardware adapters.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import platform
+import signal
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from companion.clock import MonotonicClock
+from companion.config import Config, default_config_path, defaults, load_config
+from companion.durations import parse_duration
+from companion.errors import CompanionError, InvalidInput
+from companion.events import EventBus, TimerEvent, TimerExpired
+from companion.loop import CoreLoop
+from companion.terminal import KEY_HELP, DrainingBar, JsonLines, keyboard
+from companion.timers import Phase, TimerBoard
+from firmware_bridge.board import board_model, is_raspberry_pi
+from firmware_bridge.errors import BridgeError
+from firmware_bridge.gpio import (
+    ButtonActions,
+    GpioMode,
+    PanelSettings,
+    PinSetup,
+    SandTimerPanel,
+    choose_pin_factory,
+)
+
+EXIT_OK, EXIT_USAGE, EXIT_CANCELLED = 0, 2, 130
+ADJUST_STEP_S = 10.0
+
+
+class UsageError(Exception):
+    """Bad command-line arguments (raised by the parser instead of printing usage)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def build_parser() -> _Parser:
+    parser = _Parser(prog="companion", description="The table companion: sand-timer and scorekeeper.")
+    parser.add_argument("--config", type=Path, metavar="PATH",
+                        help=f"config file (default: {default_config_path()})")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    timer = commands.add_parser("timer", help="run a countdown in the terminal, with the GPIO parts")
+    timer.add_argument("seconds", nargs="?", metavar="SECONDS",
+                       help="length: 90, 1:30 or 1m30s (or use --preset)")
+    timer.add_argument("--name", help="the timer's name (default: the preset's, or 'timer')")
+    timer.add_argument("--preset", help="negotiation, market, or a preset from the config")
+    timer.add_argument("--gpio", choices=("auto", "real", "mock", "off"),
+                       help="pins: real on a Pi, gpiozero's MockFactory, or none (default: config)")
+    timer.add_argument("--json", action="store_true", help="one JSON event per line on stdout")
+    timer.add_argument("--repeat", action="store_true",
+                       help="after the alarm, reset and wait for the button (a sand-timer station)")
+    timer.add_argument("--config", type=Path, metavar="PATH", default=argparse.SUPPRESS,
+                       help=argparse.SUPPRESS)
+    timer.set_defaults(run=run_timer)
+
+    doctor = commands.add_parser("doctor", help="what this machine has: board, pins, ports, camera")
+    doctor.add_argument("--json", action="store_true", help="answer in JSON")
+    doctor.add_argument("--config", type=Path, metavar="PATH", default=argparse.SUPPRESS,
+                        help=argparse.SUPPRESS)
+    doctor.set_defaults(run=run_doctor)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    logging.basicConfig(level=logging.WARNING, format="companion: %(levelname)s: %(message)s")
+    try:
+        args = build_parser().parse_args(argv)
+        if args.command is None:
+            raise UsageError("companion: choose a command: timer or doctor (see companion --help)")
+        code: int = args.run(args)
+        return code
+    except UsageError as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_USAGE
+    except (CompanionError, BridgeError) as exc:  # the user's mistake: one line, exit 2
+        print(f"companion: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:  # a reader such as `head` went away: not an error of ours
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
+
+
+# -- companion timer ------------------------------------------------------------------------
+
+
+def panel_settings(config: Config) -> PanelSettings:
+    return PanelSettings(
+        buzzer_pin=config["gpio.buzzer_pin"], buzzer_type=config["gpio.buzzer_type"],
+        bar_pins=config["gpio.bar_pins"], status_led_pin=config["gpio.status_led_pin"],
+        button_pin=config["gpio.button_pin"], button_hold_s=config["gpio.button_hold_s"],
+        button_bounce_s=config["gpio.button_bounce_s"], alarm_s=config["gpio.alarm_s"])
+
+
+def resolve_timer(args: argparse.Namespace, config: Config) -> tuple[str, float]:
+    """The timer's name and length from SECONDS and/or --preset.
+
+    :raises InvalidInput: for neither, an unknown preset, or a bad length.
+    """
+    if args.preset is not None and args.preset not in config.presets:
+        known = ", ".join(sorted(config.presets))
+        raise InvalidInput("--preset", args.preset, f"no such preset (known: {known})")
+    if args.seconds is not None:
+        total = parse_duration(args.seconds, "SECONDS")
+    elif args.preset is not None:
+        total = config.presets[args.preset]
+    else:
+        raise InvalidInput("SECONDS", None, "give a length in seconds, or --preset NAME")
+    name = args.name if args.name is not None else (args.preset or "timer")
+    if not name.strip():
+        raise InvalidInput("--name", name, "must not be empty")
+    return name, total
+
+
+def run_timer(args: argparse.Namespace) -> int:
+    config = load_config(args.config)
+    name, total = resolve_timer(args, config)
+    mode: GpioMode = args.gpio or config["gpio.mode"]
+    settings = panel_settings(config)
+    settings.used_pins()
+    setup = choose_pin_factory(mode)
+    if setup.kind != "real":
+        print(f"companion: {setup.note}", file=sys.stderr)
+
+    clock = MonotonicClock()
+    bus = EventBus()
+    board = TimerBoard(clock, bus, tick_hz=config["timer.tick_hz"], warnings_s=config["timer.warnings_s"])
+    board.add(name, total)
+    loop = CoreLoop(board, clock)
+    panel: SandTimerPanel | None = None
+    display: JsonLines | DrainingBar | None = None
+    restore_signals = _signals_interrupt()
+
+    def press() -> None:
+        if panel is not None and panel.is_alarm_sounding:
+            panel.silence()
+            return
+        if board[name].phase is Phase.EXPIRED:
+            board.reset(name)
+        board.toggle(name)
+
+    def reset() -> None:
+        if panel is not None and panel.is_alarm_sounding:
+            panel.silence()
+        board.reset(name)
+
+    def after_alarm() -> None:
+        if args.repeat:
+            board.reset(name)
+        else:
+            loop.stop()
+
+    try:
+        panel = SandTimerPanel(settings, setup, loop.post, ButtonActions(toggle=press, reset=reset))
+        panel.attach(bus, on_alarm_done=after_alarm)  # first: the buzzer before any printing
+        display = JsonLines() if args.json else DrainingBar(name, total)
+        bus.subscribe(TimerEvent, display.show)
+        if panel.buzzer is None:
+            bus.subscribe(TimerExpired, lambda _e: after_alarm())
+        keys = _key_actions(board, name, press, reset, loop)
+        with keyboard(lambda k: loop.post(lambda: keys.get(k, lambda: None)())) as has_keys:
+            if has_keys and not args.json:
+                display.note(KEY_HELP)
+            board.start(name)
+            loop.run()
+        return EXIT_OK if name in board else EXIT_CANCELLED
+    except KeyboardInterrupt:
+        if name in board:
+            board.cancel(name)
+        return EXIT_CANCELLED
+    finally:
+        if panel is not None:
+            panel.close()
+        if display is not None:
+            display.close()
+        restore_signals()
+        if setup.factory is not None:
+            setup.factory.close()
+
+
+def _key_actions(board: TimerBoard, name: str, press: Callable[[], None],
+                 reset: Callable[[], None], loop: CoreLoop) -> dict[str, Callable[[], None]]:
+    def adjust(delta: float) -> Callable[[], None]:
+        return lambda: board.adjust(name, delta) if board[name].phase is not Phase.EXPIRED else None
+
+    def quit_() -> None:
+        board.cancel(name)
+        loop.stop()
+
+    return {" ": press, "\n": press, "p": press, "r": reset, "+": adjust(ADJUST_STEP_S),
+            "=": adjust(ADJUST_STEP_S), "-": adjust(-ADJUST_STEP_S), "q": quit_}
+
+
+def _signals_interrupt() -> Callable[[], None]:
+    """SIGTERM (systemd, kill) cancels like Ctrl-C, so the same clean-up runs."""
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+
+    def restore() -> None:
+        signal.signal(signal.SIGTERM, previous)
+
+    return restore
+
+
+# -- companion doctor -----------------------------------------------------------------------
+
+
+def run_doctor(args: argparse.Namespace) -> int:
+    report = doctor_report(args.config)
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(_doctor_text(report))
+    return EXIT_OK
+
+
+def doctor_report(config_path: Path | None) -> dict[str, Any]:
+    """What this machine has. Reports; never raises for a problem it finds."""
+    from firmware_bridge.serial_ports import list_serial_ports
+    from vision.devices import list_video_devices
+
+    path = config_path if config_path is not None else default_config_path()
+    try:
+        config = load_config(config_path)
+        config_error = None
+    except CompanionError as exc:
+        config, config_error = defaults(), str(exc)
+    mode = config["gpio.mode"]
+    gpio: dict[str, Any] = {"mode": mode, "buzzer_type": config["gpio.buzzer_type"],
+                            "pins": {"buzzer": config["gpio.buzzer_pin"],
+                                     "bar": list(config["gpio.bar_pins"]),
+                                     "status_led": config["gpio.status_led_pin"],
+                                     "button": config["gpio.button_pin"]}}
+    try:
+        setup: PinSetup = choose_pin_factory(mode)
+    except BridgeError as exc:
+        gpio.update(pin_factory=None, kind=None, error=str(exc))
+    else:
+        gpio.update(pin_factory=setup.name, kind=setup.kind, error=None)
+        if setup.factory is not None:
+            setup.factory.close()
+    try:
+        serial_ports: list[dict[str, Any]] | dict[str, str] = list_serial_ports()
+    except Exception as exc:  # a report, not a verdict: say what went wrong and go on
+        serial_ports = {"error": str(exc)}
+    database = config.database_path
+    return {
+        "platform": {"system": platform.system(), "machine": platform.machine(),
+                     "python": platform.python_version(), "raspberry_pi": is_raspberry_pi(),
+                     "model": board_model()},
+        "gpio": gpio,
+        "serial_ports": serial_ports,
+        "video_devices": list_video_devices(),
+        "config": {"path": str(path), "exists": path.exists(), "valid": config_error is None,
+                   "error": config_error},
+        "database": {"path": str(database), "exists": database.exists()},
+        "display": display_status(),
+    }
+
+
+def display_status() -> dict[str, Any]:
+    """Where a window could go: X11, Wayland, or the console's KMS/DRM devices."""
+    x11 = os.environ.get("DISPLAY") or None
+    wayland = os.environ.get("WAYLAND_DISPLAY") or None
+    drm = sorted(str(p) for p in Path("/dev/dri").glob("card*")) if Path("/dev/dri").is_dir() else []
+    return {"available": bool(x11 or wayland or drm), "x11": x11, "wayland": wayland, "drm": drm}
+
+
+def _doctor_text(report: dict[str, Any]) -> str:
+    p, g, c, d = report["platform"], report["gpio"], report["config"], report["display"]
+    ports = report["serial_ports"]
+    lines = [
+        f"board:     {p['model'] or 'not a Raspberry Pi'} ({p['system']} {p['machine']}, "
+        f"Python {p['python']})",
+        f"gpio:      mode {g['mode']}, pin factory {g['pin_factory'] or 'none: ' + str(g['error'])}",
+        f"pins:      buzzer {g['pins']['buzzer']} ({g['buzzer_type']}), bar {g['pins']['bar']}, "
+        f"status LED {g['pins']['status_led']}, button {g['pins']['button']}",
+        "serial:    " + (", ".join(f"{s['device']} ({s['description']})" for s in ports)
+                         if isinstance(ports, list) and ports else str(ports.get("error", "none"))
+                         if isinstance(ports, dict) else "none"),
+        "video:     " + (", ".join(v["device"] for v in report["video_devices"]) or "none"),
+        f"config:    {c['path']} ({'found' if c['exists'] else 'not there: defaults'}"
+        f"{'' if c['valid'] else ', INVALID: ' + str(c['error'])})",
+        f"database:  {report['database']['path']}",
+        f"display:   {'yes' if d['available'] else 'none'} (X11 {d['x11'] or 'none'}, "
+        f"Wayland {d['wayland'] or 'none'}, DRM {', '.join(d['drm']) or 'none'})",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,304 @@
+"""The one TOML config file: every key has a default, every error names the key and line.
+
+Read with the standard library's ``tomllib``. The file lives in platformdirs'
+user config dir unless ``--config PATH`` names another. A missing default file
+means all defaults; a named file that is missing is an error.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from companion.errors import ConfigError
+from companion.timers import MAX_TIMER_S
+
+APP_NAME = "table-companion"
+BCM_PINS = range(0, 28)  # GPIO0..GPIO27 on the 40-pin header
+BUILTIN_PRESETS: dict[str, float] = {"negotiation": 60.0, "market": 60.0}
+
+
+def default_config_path() -> Path:
+    return Path(platformdirs.user_config_dir(APP_NAME)) / "config.toml"
+
+
+def default_database_path() -> Path:
+    return Path(platformdirs.user_data_dir(APP_NAME)) / "companion.sqlite3"
+
+
+class _Bad(Exception):
+    """A value failed its check; carries the reason without the key (added by the caller)."""
+
+
+Check = Callable[[Any], Any]
+
+
+def _number(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _Bad("must be a number")
+    if not math.isfinite(value):
+        raise _Bad("must be a finite number")
+    return float(value)
+
+
+def seconds(*, allow_zero: bool = False, at_most: float = MAX_TIMER_S) -> Check:
+    def check(value: Any) -> float:
+        s = _number(value)
+        if s < 0 or (s == 0 and not allow_zero):
+            raise _Bad("must not be negative" if allow_zero else "must be a positive number of seconds")
+        if s > at_most:
+            raise _Bad(f"must be at most {at_most:g} s")
+        return s
+    return check
+
+
+def seconds_list(value: Any) -> tuple[float, ...]:
+    if not isinstance(value, list):
+        raise _Bad("must be a list of seconds, like [10, 3]")
+    positive = seconds()
+    return tuple(sorted({positive(v) for v in value}, reverse=True))
+
+
+def rate_hz(value: Any) -> float:
+    hz = _number(value)
+    if not 0 < hz <= 100:
+        raise _Bad("must be more than 0 and at most 100")
+    return hz
+
+
+def choice(*options: str) -> Check:
+    def check(value: Any) -> str:
+        if value not in options:
+            raise _Bad("must be one of " + ", ".join(repr(o) for o in options))
+        return str(value)
+    return check
+
+
+def pin(value: Any) -> int | None:
+    """A BCM pin number, or ``false`` for a part that is not wired."""
+    if value is False:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value not in BCM_PINS:
+        raise _Bad("must be a BCM pin number from 0 to 27, or false when not wired")
+    return int(value)
+
+
+def pin_list(value: Any) -> tuple[int, ...]:
+    if not isinstance(value, list):
+        raise _Bad("must be a list of BCM pin numbers, like [5, 6, 13]")
+    pins = []
+    for v in value:
+        p = pin(v)
+        if p is None:
+            raise _Bad("must list BCM pin numbers only")
+        pins.append(p)
+    return tuple(pins)
+
+
+def text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise _Bad("must be a string")
+    return value
+
+
+@dataclass(frozen=True)
+class Key:
+    """One documented setting: where it lives, its default, and its check."""
+
+    section: str
+    name: str
+    default: Any
+    check: Check
+    doc: str
+
+    @property
+    def path(self) -> str:
+        return f"{self.section}.{self.name}"
+
+
+SCHEMA: tuple[Key, ...] = (
+    Key("timer", "warnings_s", [10, 3], seconds_list,
+        "Remaining times (s) at which a running timer warns; each fires once a run."),
+    Key("timer", "tick_hz", 10, rate_hz, "Display updates per second (bar, LED bar)."),
+    Key("turn_clock", "budget_s", 300, seconds(), "Each player's time budget for the turn clock."),
+    Key("turn_clock", "increment_s", 0, seconds(allow_zero=True),
+        "Time given back to a player after each of their turns."),
+    Key("gpio", "mode", "auto", choice("auto", "real", "mock", "off"),
+        "auto: real pins on a Raspberry Pi, gpiozero's MockFactory elsewhere."),
+    Key("gpio", "buzzer_pin", 18, pin, "BCM pin of the buzzer (false: none)."),
+    Key("gpio", "buzzer_type", "active", choice("active", "tonal"),
+        "active: a buzzer that beeps when powered; tonal: a passive piezo driven with PWM tones."),
+    Key("gpio", "bar_pins", [5, 6, 13, 19, 26, 16, 20, 21], pin_list,
+        "BCM pins of the LED bar, the LED that goes out last first ([]: none)."),
+    Key("gpio", "status_led_pin", 24, pin,
+        "BCM pin of the status LED: on while running, slow blink paused, fast blink alarm."),
+    Key("gpio", "button_pin", 17, pin,
+        "BCM pin of the button (to ground; internal pull-up): press start/pause, hold reset."),
+    Key("gpio", "button_hold_s", 2.0, seconds(at_most=10), "How long a press must last to reset."),
+    Key("gpio", "button_bounce_s", 0.02, seconds(allow_zero=True, at_most=0.5),
+        "Edges closer than this to the last one are contact bounce and ignored."),
+    Key("gpio", "alarm_s", 4.0, seconds(at_most=600),
+        "How long the expiry alarm sounds unless the button silences it."),
+    Key("paths", "database", "", text, "The SQLite database (empty: the user data dir)."),
+)
+PRESETS_SECTION = "timer.presets"
+_KEYS = {k.path: k for k in SCHEMA}
+_SECTIONS = {k.section for k in SCHEMA} | {PRESETS_SECTION}
+
+
+@dataclass(frozen=True)
+class Config:
+    """Every setting, checked. Built by :func:`load_config` or :func:`parse_config`."""
+
+    values: Mapping[str, Any]
+    presets: Mapping[str, float] = field(default_factory=lambda: dict(BUILTIN_PRESETS))
+    source: Path | None = None
+
+    def __getitem__(self, path: str) -> Any:
+        return self.values[path]
+
+    @property
+    def database_path(self) -> Path:
+        db = str(self.values["paths.database"])
+        return Path(db).expanduser() if db else default_database_path()
+
+
+def defaults() -> Config:
+    return Config({k.path: k.check(k.default) for k in SCHEMA})
+
+
+def load_config(path: Path | None) -> Config:
+    """Read *path*, or the default file when *path* is None (all defaults if that is missing).
+
+    :raises ConfigError: for a missing named file, bad TOML, an unknown key, or a bad value.
+    """
+    chosen = path if path is not None else default_config_path()
+    try:
+        raw = chosen.read_bytes()
+    except FileNotFoundError:
+        if path is None:
+            return Config(defaults().values, source=None)
+        raise ConfigError(str(chosen), None, "no such file") from None
+    except OSError as exc:
+        raise ConfigError(str(chosen), None, f"cannot read it ({exc.strerror})") from None
+    try:
+        source_text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(str(chosen), None, "not UTF-8 text") from None
+    return parse_config(source_text, str(chosen), source=chosen)
+
+
+_TOML_LINE = re.compile(r"\(at line (\d+), column (\d+)\)")
+
+
+def parse_config(source_text: str, name: str = "<config>", *, source: Path | None = None) -> Config:
+    """Check a TOML document against :data:`SCHEMA`.
+
+    :raises ConfigError: naming the key and, where the file shows it, the line.
+    """
+    try:
+        doc = tomllib.loads(source_text)
+    except tomllib.TOMLDecodeError as exc:
+        msg = str(exc)
+        m = _TOML_LINE.search(msg)
+        line = int(m.group(1)) if m else None
+        raise ConfigError(name, None, f"not valid TOML: {_TOML_LINE.sub('', msg).strip()}",
+                          line) from None
+    lines = key_lines(source_text)
+
+    def fail(key: str, why: str) -> ConfigError:
+        return ConfigError(name, key, why, lines.get(key))
+
+    values = {k.path: k.check(k.default) for k in SCHEMA}
+    presets = dict(BUILTIN_PRESETS)
+    for section, body in doc.items():
+        if not isinstance(body, dict):
+            raise fail(section, _unknown(section, _SECTIONS, "section") if section not in _SECTIONS
+                       else "must be a [table]")
+        for key, value in body.items():
+            path = f"{section}.{key}"
+            if path == PRESETS_SECTION:
+                if not isinstance(value, dict):
+                    raise fail(path, "must be a [timer.presets] table of name = seconds")
+                for preset, secs in value.items():
+                    ppath = f"{path}.{preset}"
+                    if not re.fullmatch(r"[A-Za-z0-9_-]{1,32}", preset):
+                        raise fail(ppath, "a preset name is 1-32 letters, digits, '-' or '_'")
+                    try:
+                        presets[preset] = seconds()(secs)
+                    except _Bad as bad:
+                        raise fail(ppath, f"{bad} (got {secs!r})") from None
+                continue
+            spec = _KEYS.get(path)
+            if spec is None:
+                raise fail(path, _unknown(path, set(_KEYS) | {PRESETS_SECTION}, "key"))
+            try:
+                values[path] = spec.check(value)
+            except _Bad as bad:
+                raise fail(path, f"{bad} (got {value!r})") from None
+    _check_pins(values, lines, fail)
+    return Config(values, presets, source)
+
+
+def _check_pins(values: Mapping[str, Any], lines: Mapping[str, int],
+                fail: Callable[[str, str], ConfigError]) -> None:
+    owners: dict[int, str] = {}
+    singles = ("gpio.buzzer_pin", "gpio.status_led_pin", "gpio.button_pin")
+    entries: list[tuple[str, int | None]] = [(k, values[k]) for k in singles]
+    entries += [("gpio.bar_pins", p) for p in values["gpio.bar_pins"]]
+    for key, p in entries:
+        if p is None:
+            continue
+        if p in owners:
+            other = owners[p]
+            if other == key:
+                raise fail(key, f"GPIO{p} is listed twice; one pin drives one part")
+            # Name the key the host wrote (the other may be a default they never saw).
+            blamed = key if key in lines or other not in lines else other
+            raise fail(blamed, f"GPIO{p} is used by both {other} and {key}; one pin drives one part")
+        owners[p] = key
+
+
+def _unknown(path: str, known: set[str], what: str) -> str:
+    close = difflib.get_close_matches(path, sorted(known), n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"unknown {what}{hint}"
+
+
+_HEADER = re.compile(r"^\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
+_PART = r"""(?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*')"""
+_ASSIGN = re.compile(rf"^({_PART}(?:\s*\.\s*{_PART})*)\s*=")
+
+
+def _dotted(text: str) -> str:
+    return ".".join(part.strip("\"'") for part in re.findall(_PART, text))
+
+
+def key_lines(source_text: str) -> dict[str, int]:
+    """Where each table and key is first written: ``{"gpio.buzzer_pin": 7, ...}``.
+
+    tomllib keeps no positions, so this reads the lines itself. It only has to be
+    right for what people write in a config file; a key it cannot place is
+    reported without a line.
+    """
+    lines: dict[str, int] = {}
+    table = ""
+    for number, raw in enumerate(source_text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if m := _HEADER.match(line):
+            table = _dotted(m.group(1))
+            lines.setdefault(table, number)
+        elif m := _ASSIGN.match(line):
+            key = _dotted(m.group(1))
+            lines.setdefault(f"{table}.{key}" if table else key, number)
+    return lines
