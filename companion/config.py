@@ -220,9 +220,10 @@ def parse_config(source_text: str, name: str = "<config>", *, source: Path | Non
     values = {k.path: k.check(k.default) for k in SCHEMA}
     presets = dict(BUILTIN_PRESETS)
     for section, body in doc.items():
+        if section not in _SECTIONS:
+            raise fail(section, _unknown(section, _SECTIONS, "section"))
         if not isinstance(body, dict):
-            raise fail(section, _unknown(section, _SECTIONS, "section") if section not in _SECTIONS
-                       else "must be a [table]")
+            raise fail(section, "must be a [table]")
         for key, value in body.items():
             path = f"{section}.{key}"
             if path == PRESETS_SECTION:
@@ -261,8 +262,8 @@ def _check_pins(values: Mapping[str, Any], lines: Mapping[str, int],
             other = owners[p]
             if other == key:
                 raise fail(key, f"GPIO{p} is listed twice; one pin drives one part")
-            # Name the key the host wrote (the other may be a default they never saw).
-            blamed = key if key in lines or other not in lines else other
+            # Name the key the host wrote last (the other may be a default they never saw).
+            blamed = max((other, key), key=lambda k: lines.get(k, -1))
             raise fail(blamed, f"GPIO{p} is used by both {other} and {key}; one pin drives one part")
         owners[p] = key
 

@@ -28,12 +28,20 @@ def parse_duration(text: str, field: str = "duration") -> float:
             raise InvalidInput(field, text, "must be a finite number of seconds")
         if value < 0:
             raise InvalidInput(field, text, "must be positive: a timer cannot run backwards")
-        return check_duration(field, value)
+        return _checked(field, text, value)
     m = _CLOCK.match(cleaned) or (_UNITS.match(cleaned) if cleaned else None)
     if m is None or not any(m.groupdict().values()):
         raise InvalidInput(field, text, "must be seconds (90), minutes:seconds (1:30) or 1m30s")
     parts = {k: float(v) if v else 0.0 for k, v in m.groupdict().items()}
-    return check_duration(field, parts["h"] * 3600 + parts["m"] * 60 + parts["s"])
+    return _checked(field, text, parts["h"] * 3600 + parts["m"] * 60 + parts["s"])
+
+
+def _checked(field: str, text: str, seconds: float) -> float:
+    """:func:`check_duration`, but the error quotes what was typed, not the number made of it."""
+    try:
+        return check_duration(field, seconds)
+    except InvalidInput as exc:
+        raise InvalidInput(field, text, exc.why) from None
 
 
 def to_duration_text(seconds: float) -> str:

@@ -238,6 +238,10 @@ class SandTimerPanel:
     def is_alarm_sounding(self) -> bool:
         return self._alarm_sounding.is_set()
 
+    def wait_for_buzzer(self, timeout: float | None = None) -> bool:
+        """Block until the buzzer's current pattern has ended (for hardware checks and tests)."""
+        return self._player is None or self._player.wait(timeout)
+
     def silence(self) -> None:
         """Stop the buzzer (the alarm included) now."""
         self._alarm_sounding.clear()
@@ -258,9 +262,9 @@ class SandTimerPanel:
         if self._closed:
             return
         if isinstance(event, TimerExpired):
+            self._sound_alarm()  # first: the buzzer is what people wait for
             self._set_bar(0.0)
             self._status("alarm")
-            self._sound_alarm()
             return
         if isinstance(event, WarningReached):
             self._set_bar(event.remaining_s / event.total_s)

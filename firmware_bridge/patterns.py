@@ -79,6 +79,14 @@ class PatternPlayer:
             self._thread = thread
             thread.start()
 
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the pattern playing now has ended; False if *timeout* ran out first."""
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+            return not thread.is_alive()
+        return True
+
     def stop(self) -> None:
         """Cut the pattern short and leave the output silent."""
         with self._lock:
