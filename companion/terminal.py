@@ -83,8 +83,10 @@ class DrainingBar:
     def __init__(self, name: str, total_s: float, stream: IO[str] | None = None) -> None:
         self.stream = stream or sys.stderr
         self.state = "ready"
+        # A list postfix is shown as-is through {postfix[0]} (tqdm's own idiom); a string
+        # postfix would be prefixed with ", ".
         self.bar = tqdm(total=total_s, initial=total_s, desc=name, file=self.stream, leave=True,
-                        dynamic_ncols=True, bar_format="{desc} |{bar}| {postfix}")
+                        dynamic_ncols=True, bar_format="{desc} |{bar}| {postfix[0]}", postfix=[""])
         self._show(total_s)
 
     def show(self, event: TimerEvent) -> None:
@@ -101,7 +103,7 @@ class DrainingBar:
     def _show(self, remaining_s: float) -> None:
         self.bar.total = max(self.bar.total, remaining_s)
         self.bar.n = remaining_s
-        self.bar.set_postfix_str(f"{to_duration_text(remaining_s)}  {self.state}", refresh=False)
+        self.bar.postfix = [f"{to_duration_text(remaining_s)}  {self.state}"]
         self.bar.refresh()
 
     def note(self, text: str) -> None:

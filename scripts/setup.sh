@@ -58,8 +58,13 @@ make_venv() {
     local stamp="$VENV/.installed-$(cat "$ROOT/pyproject.toml" | sha256sum | cut -c1-16)-${extras//[^a-z]/}"
     if [ ! -e "$stamp" ]; then
         say "installing Python packages into $VENV"
-        "$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
-        "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e "$ROOT$extras"
+        local log="$VENV/pip-install.log"
+        if ! { "$VENV/bin/python" -m pip install --disable-pip-version-check --upgrade pip \
+               && "$VENV/bin/python" -m pip install --disable-pip-version-check -e "$ROOT$extras"; \
+             } >"$log" 2>&1; then
+            tail -n 25 "$log" >&2
+            die "pip could not install the Python packages (whole log: $log)"
+        fi
         rm -f "$VENV"/.installed-*
         touch "$stamp"
     fi
