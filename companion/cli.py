@@ -25,7 +25,7 @@ from companion.clock import MonotonicClock
 from companion.config import Config, default_config_path, defaults, load_config
 from companion.durations import parse_duration
 from companion.errors import CompanionError, InvalidInput
-from companion.events import EventBus, TimerEvent, TimerExpired
+from companion.events import EventBus, TimerEvent
 from companion.loop import CoreLoop
 from companion.terminal import KEY_HELP, DrainingBar, JsonLines, keyboard
 from companion.timers import Phase, TimerBoard
@@ -175,8 +175,6 @@ def run_timer(args: argparse.Namespace) -> int:
         panel.attach(bus, on_alarm_done=after_alarm)  # first: the buzzer before any printing
         display = JsonLines() if args.json else DrainingBar(name, total)
         bus.subscribe(TimerEvent, display.show)
-        if panel.buzzer is None:
-            bus.subscribe(TimerExpired, lambda _e: after_alarm())
         keys = _key_actions(board, name, press, reset, loop)
         with keyboard(lambda k: loop.post(lambda: keys.get(k, lambda: None)())) as has_keys:
             if has_keys and not args.json:

@@ -309,9 +309,9 @@ class SandTimerPanel:
 
     def _sound_alarm(self) -> None:
         hook = self._alarm_done_hook
-        if self._player is None:
+        if self._player is None:  # nothing to sound: the alarm is over at once
             if hook is not None:
-                hook()
+                self._post(hook)  # after this event has reached every subscriber
             return
         self._alarm_sounding.set()
         self._on_alarm_done = hook

@@ -112,6 +112,22 @@ def test_cli_signal_cancels_cleanly(sig: signal.Signals) -> None:
     assert "Traceback" not in err
 
 
+def test_cli_station_resets_once_after_each_alarm() -> None:
+    """--repeat with no GPIO: the alarm is over at once, the timer resets (once) and waits."""
+    proc = subprocess.Popen([sys.executable, "-m", "companion", "timer", "0.3", "--gpio", "off",
+                             "--repeat", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    seen = []
+    while not seen or seen[-1]["event"] != "reset":
+        seen.append(json.loads(proc.stdout.readline()))
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=10)
+    seen += events(out)
+    assert [e["event"] for e in seen] == ["start", "expired", "reset", "cancelled"]
+    assert seen[-1]["remaining_s"] == 0.3  # waiting, full, for the next press
+    assert proc.returncode == 130
+
+
 def test_cli_doctor_json_reports_everything(tmp_path: Path) -> None:
     bad = tmp_path / "c.toml"
     bad.write_text("[gpio]\nmode = 3\n")
