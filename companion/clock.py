@@ -22,3 +22,24 @@ class MonotonicClock:
 
     def now(self) -> float:
         return time.monotonic()
+
+
+def wall_now() -> float:
+    """Wall-clock seconds since the epoch: only ever written into records, never used to time."""
+    return time.time()
+
+
+BOOT_ID_FILE = "/proc/sys/kernel/random/boot_id"
+
+
+def boot_id() -> str:
+    """This boot's id: monotonic times recorded under another boot id mean nothing now.
+
+    Linux gives each boot a random id; elsewhere the answer is ``"unknown"`` (treated as
+    another boot, so times are recomputed from the wall clock).
+    """
+    try:
+        with open(BOOT_ID_FILE, encoding="ascii") as f:
+            return f.read().strip() or "unknown"
+    except OSError:
+        return "unknown"

@@ -61,6 +61,19 @@ class TimerReset(TimerEvent):
 
 
 @dataclass(frozen=True)
+class TimerFlipped(TimerEvent):
+    """Turned over like an hourglass: what had run is now what is left."""
+
+
+@dataclass(frozen=True)
+class TimerRestored(TimerEvent):
+    """A timer's state after the session was rebuilt (undo, redo, resume): ``phase`` is
+    ``idle``, ``running``, ``paused`` or ``expired``. Outputs resynchronise to it, silently."""
+
+    phase: str = "idle"
+
+
+@dataclass(frozen=True)
 class TimerCancelled(TimerEvent):
     """Removed from the board; nothing more comes from it."""
 

@@ -25,8 +25,10 @@ from companion.events import (
     TimerCancelled,
     TimerEvent,
     TimerExpired,
+    TimerFlipped,
     TimerPaused,
     TimerReset,
+    TimerRestored,
     TimerResumed,
     TimerStarted,
     TimerTicked,
@@ -198,6 +200,30 @@ class Countdown:
         final, more = changed.poll(now)
         return final, [*due, event, *more]
 
+    def flip(self, now: float) -> tuple[Countdown, list[TimerEvent]]:
+        """Turn it over like an hourglass mid-run: the time that has run becomes the time left.
+
+        Warnings still ahead of the new time left are armed again (a flip starts the sand
+        afresh); one at or below it is not, so nothing fires the instant it is flipped.
+
+        :raises TimerStateError: unless running or paused (a full or empty glass has nothing
+            to turn).
+        """
+        if self.phase not in (Phase.RUNNING, Phase.PAUSED):
+            raise TimerStateError(f"timer {self.name!r} is {self.phase.value}; only a running or paused "
+                                  "timer can be flipped")
+        after, due = self.poll(now)
+        if after.phase is Phase.EXPIRED:
+            return after, due
+        left = min(MAX_TIMER_S, max(0.0, after.total_s - after.remaining_s(now)))
+        armed = tuple(w for w in after.warnings_s if w < left)
+        if after.deadline is not None:
+            flipped = replace(after, deadline=now + left, pending=armed)
+        else:
+            flipped = replace(after, left_s=left, pending=armed)
+        final, more = flipped.poll(now)
+        return final, [*due, TimerFlipped(self.name, left, self.total_s, now), *more]
+
     def reset(self, now: float) -> tuple[Countdown, list[TimerEvent]]:
         """Back to the full length, stopped, with its warnings armed again."""
         fresh = replace(self, phase=Phase.IDLE, deadline=None, left_s=None, pending=())
@@ -284,6 +310,20 @@ class TimerBoard:
 
     def reset(self, name: str) -> None:
         self._apply(name, self[name].reset(self.clock.now()))
+
+    def flip(self, name: str) -> None:
+        self._apply(name, self[name].flip(self.clock.now()))
+
+    def restore(self) -> None:
+        """Publish every timer's current state as :class:`TimerRestored` (after a rebuild)."""
+        now = self.clock.now()
+        for name, timer in self._timers.items():
+            self.bus.publish(TimerRestored(name, timer.remaining_s(now), timer.total_s, now,
+                                           phase=timer.phase.value))
+
+    def clear(self) -> None:
+        """Forget every timer without a word (the session is about to replay its log)."""
+        self._timers.clear()
 
     def cancel(self, name: str) -> None:
         """Remove a timer; publishes :class:`TimerCancelled` with the time it had left."""

@@ -306,3 +306,29 @@ def test_board_rejects_a_second_timer_with_the_same_name(clock: FakeClock, bus: 
     board.add("t", 5)
     with pytest.raises(InvalidInput, match="already exists"):
         board.add("t", 5)
+
+
+def test_countdown_flip_swaps_remaining_and_elapsed(clock: FakeClock) -> None:
+    timer, _ = Countdown("t", 60).start(clock.now())
+    clock.advance(45)
+    timer, events = timer.flip(clock.now())
+    assert timer.remaining_s(clock.now()) == 45
+    assert [type(e).__name__ for e in events] == ["TimerFlipped"]
+    assert timer.pending == (10.0, 3.0)  # warnings ahead of the new time left are armed again
+    clock.advance(40)
+    timer, events = timer.poll(clock.now())
+    assert [e.threshold_s for e in events] == [10.0]
+
+
+def test_countdown_flip_paused_stays_paused(clock: FakeClock) -> None:
+    timer, _ = Countdown("t", 60).start(clock.now())
+    clock.advance(20)
+    timer, _ = timer.pause(clock.now())
+    timer, _ = timer.flip(clock.now())
+    clock.advance(100)
+    assert timer.phase is Phase.PAUSED and timer.remaining_s(clock.now()) == 20
+
+
+def test_countdown_flip_idle_is_refused(clock: FakeClock) -> None:
+    with pytest.raises(TimerStateError, match="only a running or paused"):
+        Countdown("t", 60).flip(clock.now())

@@ -1,0 +1,316 @@
+"""A game at the table as an event log: timers, the turn clock and the players, rebuilt from the store.
+
+Every command is appended to the store first, then applied; undo and redo are appended
+too, and the state is then rebuilt by replaying the log without what was undone (the
+``push``/``pop`` of a chess board, made durable). Replaying uses each event's recorded
+monotonic time, so a timer comes back exactly as it was. Across a reboot monotonic times
+mean nothing, so an event recorded under another boot is replayed at its wall time moved
+into this boot's monotonic clock, and :attr:`TableSession.resume_note` says so.
+
+Main thread only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from companion.clock import Clock, boot_id, wall_now
+from companion.errors import CompanionError, InvalidInput, TimerStateError
+from companion.events import EventBus
+from companion.store import Store, StoredEvent
+from companion.timers import DEFAULT_WARNINGS_S, Phase, TimerBoard
+from companion.turnclock import TurnClock
+
+PLAYER_COLOURS: tuple[str, ...] = ("red", "blue", "green", "yellow", "purple", "orange", "white", "black")
+"""The colours a player can take: the adventurer colours of the boxes at this table."""
+
+log = logging.getLogger(__name__)
+
+UNDOABLE_PREFIXES = ("timer.", "turn.")
+BASE_KINDS = ("session.started",)
+
+
+@dataclass(frozen=True)
+class Player:
+    name: str
+    colour: str
+
+
+@dataclass(frozen=True)
+class SessionRebuilt:
+    """The state was rebuilt from the log (undo, redo, resume): redraw everything."""
+
+    reason: str
+
+
+class _ReplayableClock:
+    """The real clock, or during a replay the time of the event being replayed."""
+
+    def __init__(self, real: Clock) -> None:
+        self.real = real
+        self._at: float | None = None
+
+    def now(self) -> float:
+        return self.real.now() if self._at is None else self._at
+
+    @contextlib.contextmanager
+    def at(self, t: float) -> Iterator[None]:
+        self._at = t
+        try:
+            yield
+        finally:
+            self._at = None
+
+
+class _QuietableBus(EventBus):
+    """The app's bus, which a replay can silence (a replay re-applies, it does not re-announce)."""
+
+    def __init__(self, bus: EventBus) -> None:
+        super().__init__()
+        self._outer = bus
+        self.quiet = False
+
+    def publish(self, event: object) -> None:
+        if not self.quiet:
+            self._outer.publish(event)
+
+
+class TableSession:
+    """One session: a game, its players, any number of timers and an optional turn clock.
+
+    Build with :meth:`start` or :meth:`resume`. Commands append to the store, then apply;
+    queries read the live :attr:`board` and :attr:`turn_clock`.
+    """
+
+    def __init__(self, store: Store, session_id: int, clock: Clock, bus: EventBus, *,
+                 tick_hz: float = 10.0, warnings_s: Sequence[float] = DEFAULT_WARNINGS_S,
+                 wall: Callable[[], float] = wall_now, boot: str | None = None) -> None:
+        self.store = store
+        self.id = session_id
+        self.bus = bus
+        self._clock = _ReplayableClock(clock)
+        self._quiet = _QuietableBus(bus)
+        self._wall = wall
+        self._boot = boot if boot is not None else boot_id()
+        self.board = TimerBoard(self._clock, self._quiet, tick_hz=tick_hz, warnings_s=warnings_s)
+        self.turn_clock: TurnClock | None = None
+        self.game = ""
+        self.players: tuple[Player, ...] = ()
+        self.resume_note: str | None = None
+        self._log: list[StoredEvent] = []
+        self._undone: list[StoredEvent] = []
+
+    # -- life cycle ----------------------------------------------------------------------------
+
+    @classmethod
+    def start(cls, store: Store, game: str, players: Sequence[Player], clock: Clock, bus: EventBus,
+              **kwargs: Any) -> TableSession:
+        """A new session for *game* (``"timer"`` for the sand-timer alone)."""
+        wall = kwargs.get("wall", wall_now)
+        session = cls(store, store.new_session(game, wall()), clock, bus, **kwargs)
+        for p in players:
+            store.remember_player(p.name, p.colour, wall())
+        event = session._record("session.started",
+                                {"game": game, "players": [[p.name, p.colour] for p in players]})
+        session._apply(event, session.now())
+        return session
+
+    @classmethod
+    def resume(cls, store: Store, session_id: int, clock: Clock, bus: EventBus,
+               **kwargs: Any) -> TableSession:
+        """The session as its log left it; running timers keep their deadlines."""
+        session = cls(store, session_id, clock, bus, **kwargs)
+        events = list(store.events(session_id))
+        if not events:
+            raise InvalidInput("session", session_id, "has no events to resume from")
+        session._log = events
+        session._undone = []
+        crossed = any(e.boot_id != session._boot for e in events)
+        session._rebuild("resumed")
+        if crossed and session.board.names:
+            session.resume_note = ("the machine restarted since this session was saved: running timers "
+                                   "were recomputed from the wall clock")
+        return session
+
+    def finish(self) -> None:
+        self.store.end_session(self.id, self._wall())
+
+    # -- commands ------------------------------------------------------------------------------
+
+    def add_timer(self, name: str, total_s: float) -> None:
+        self._do("timer.add", {"name": name, "total_s": total_s})
+
+    def toggle(self, name: str) -> None:
+        """Start, pause or resume; a timer that has run out starts again from full."""
+        self._do("timer.toggle", {"name": name})
+
+    def adjust(self, name: str, delta_s: float) -> None:
+        self._do("timer.adjust", {"name": name, "delta_s": delta_s})
+
+    def flip(self, name: str) -> None:
+        self._do("timer.flip", {"name": name})
+
+    def reset(self, name: str) -> None:
+        self._do("timer.reset", {"name": name})
+
+    def cancel(self, name: str) -> None:
+        self._do("timer.cancel", {"name": name})
+
+    def setup_turns(self, players: Sequence[str], budget_s: float, increment_s: float = 0.0) -> None:
+        self._do("turn.setup", {"players": list(players), "budget_s": budget_s, "increment_s": increment_s})
+
+    def pass_turn(self) -> None:
+        """The tap: starts the turn clock if it is not running, else passes the turn."""
+        self._do("turn.tap", {})
+
+    def pause_turns(self) -> None:
+        self._do("turn.pause", {})
+
+    @property
+    def can_undo(self) -> bool:
+        return any(e.kind.startswith(UNDOABLE_PREFIXES) for e in self._log)
+
+    @property
+    def can_redo(self) -> bool:
+        return bool(self._undone)
+
+    def undo(self) -> None:
+        """Take back the last timer or turn-clock action (durably: ``undo`` is logged)."""
+        if not self.can_undo:
+            raise TimerStateError("nothing to undo")
+        self._record("undo", {})
+        self._rebuild("undo")
+
+    def redo(self) -> None:
+        if not self.can_redo:
+            raise TimerStateError("nothing to redo")
+        self._record("redo", {})
+        self._rebuild("redo")
+
+    def poll(self) -> None:
+        """Publish what has fallen due: warnings, expiries, a player running out of time."""
+        self.board.poll()
+        if self.turn_clock is not None:
+            self.turn_clock, events = self.turn_clock.poll(self._clock.now())
+            for event in events:
+                self._quiet.publish(event)
+
+    # -- the log -------------------------------------------------------------------------------
+
+    def _do(self, kind: str, data: Mapping[str, Any]) -> None:
+        """Check, record, apply. Checking first means a refused command is never logged."""
+        self._check(kind, data)
+        event = self._record(kind, data)
+        self._undone.clear()
+        self._apply(event, self._clock.now())
+
+    def _record(self, kind: str, data: Mapping[str, Any]) -> StoredEvent:
+        event = self.store.append(self.id, kind, data, t_mono=self._clock.now(), t_wall=self._wall(),
+                                  boot_id=self._boot)
+        if kind in ("undo", "redo"):
+            return event
+        self._log.append(event)
+        return event
+
+    def _check(self, kind: str, data: Mapping[str, Any]) -> None:
+        name = data.get("name")
+        if kind == "timer.add":
+            if name in self.board:
+                raise InvalidInput("name", name, "a timer with this name already exists")
+        elif kind.startswith("timer."):
+            timer = self.board[str(name)]  # raises UnknownTimer
+            if kind == "timer.flip" and timer.phase not in (Phase.RUNNING, Phase.PAUSED):
+                raise TimerStateError(f"timer {name!r} is {timer.phase.value}; only a running or paused "
+                                      "timer can be flipped")
+            if kind == "timer.adjust" and timer.phase is Phase.EXPIRED:
+                raise TimerStateError(f"timer {name!r} has expired; reset it to change its time")
+        elif kind in ("turn.tap", "turn.pause") and self.turn_clock is None:
+            raise TimerStateError("the turn clock is not set up")
+        elif kind == "turn.pause" and self.turn_clock is not None and not self.turn_clock.is_running:
+            raise TimerStateError("the turn clock is not running")
+
+    def _apply(self, event: StoredEvent, now: float) -> None:
+        kind, data = event.kind, event.data
+        if kind == "session.started":
+            self.game = str(data["game"])
+            self.players = tuple(Player(n, c) for n, c in data["players"])
+        elif kind == "timer.add":
+            self.board.add(str(data["name"]), float(data["total_s"]))
+        elif kind == "timer.toggle":
+            name = str(data["name"])
+            if self.board[name].phase is Phase.EXPIRED:
+                self.board.reset(name)
+            self.board.toggle(name)
+        elif kind == "timer.adjust":
+            self.board.adjust(str(data["name"]), float(data["delta_s"]))
+        elif kind == "timer.flip":
+            self.board.flip(str(data["name"]))
+        elif kind == "timer.reset":
+            self.board.reset(str(data["name"]))
+        elif kind == "timer.cancel":
+            self.board.cancel(str(data["name"]))
+        elif kind == "turn.setup":
+            self.turn_clock = TurnClock.for_players(data["players"], float(data["budget_s"]),
+                                                    float(data["increment_s"]))
+        elif kind in ("turn.tap", "turn.pause") and self.turn_clock is not None:
+            tc = self.turn_clock
+            if kind == "turn.pause":
+                tc, events = tc.pause(now)
+            elif tc.is_running:
+                tc, events = tc.pass_turn(now)
+            else:
+                tc, events = tc.start(now)
+            self.turn_clock = tc
+            for e in events:
+                self._quiet.publish(e)
+
+    def _effective(self, events: Sequence[StoredEvent]) -> tuple[list[StoredEvent], list[StoredEvent]]:
+        done: list[StoredEvent] = []
+        undone: list[StoredEvent] = []
+        for e in events:
+            if e.kind == "undo":
+                for i in range(len(done) - 1, -1, -1):
+                    if done[i].kind.startswith(UNDOABLE_PREFIXES):
+                        undone.append(done.pop(i))
+                        break
+            elif e.kind == "redo":
+                if undone:
+                    done.append(undone.pop())
+            else:
+                done.append(e)
+                if e.kind.startswith(UNDOABLE_PREFIXES):
+                    undone.clear()
+        return done, undone
+
+    def _rebuild(self, reason: str) -> None:
+        events = list(self.store.events(self.id))
+        done, undone = self._effective(events)
+        offset = self._clock.real.now() - self._wall()  # wall -> this boot's monotonic
+        self.board.clear()
+        self.turn_clock = None
+        self._quiet.quiet = True
+        try:
+            for e in done:
+                t = e.t_mono if e.boot_id == self._boot else e.t_wall + offset
+                with self._clock.at(t):
+                    try:
+                        self._apply(e, t)
+                    except CompanionError as exc:  # a log from an older version, or hand-edited
+                        log.warning("session %d: event %d (%s) skipped on replay: %s", self.id, e.seq,
+                                    e.kind, exc)
+            self.poll()  # what fell due while replaying or while the app was down: not re-announced
+        finally:
+            self._quiet.quiet = False
+        self._log, self._undone = done, undone
+        self.board.restore()
+        self.bus.publish(SessionRebuilt(reason))
+
+    # -- queries -------------------------------------------------------------------------------
+
+    def now(self) -> float:
+        return self._clock.now()
+
