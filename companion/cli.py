@@ -91,6 +91,14 @@ def build_parser() -> _Parser:
     speed.add_argument("--json", action="store_true", help="answer in JSON")
     speed.set_defaults(run=run_volatio_speed)
 
+    app = commands.add_parser("app", help="the touch app (the default command)")
+    app.add_argument("--size", metavar="WxH", help="window size, like 800x480 (default: config)")
+    app.add_argument("--fullscreen", action="store_true", default=None, help="fill the screen")
+    app.add_argument("--lang", choices=("en", "hu", "ru"), help="language (default: config)")
+    app.add_argument("--gpio", choices=("auto", "real", "mock", "off"), help="pins (default: config)")
+    app.add_argument("--config", type=Path, metavar="PATH", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    app.set_defaults(run=run_app)
+
     doctor = commands.add_parser("doctor", help="what this machine has: board, pins, ports, camera")
     doctor.add_argument("--json", action="store_true", help="answer in JSON")
     doctor.add_argument("--config", type=Path, metavar="PATH", default=argparse.SUPPRESS,
@@ -103,9 +111,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="companion: %(levelname)s: %(message)s")
     try:
         args = build_parser().parse_args(argv)
-        if args.command is None:
-            raise UsageError("companion: choose a command: timer, score, rules or doctor "
-                             "(see companion --help)")
+        if args.command is None:  # the touch app is the default
+            args = build_parser().parse_args([*(argv or sys.argv[1:]), "app"])
         code: int = args.run(args)
         return code
     except UsageError as exc:
@@ -124,11 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def panel_settings(config: Config) -> PanelSettings:
-    return PanelSettings(
-        buzzer_pin=config["gpio.buzzer_pin"], buzzer_type=config["gpio.buzzer_type"],
-        bar_pins=config["gpio.bar_pins"], status_led_pin=config["gpio.status_led_pin"],
-        button_pin=config["gpio.button_pin"], button_hold_s=config["gpio.button_hold_s"],
-        button_bounce_s=config["gpio.button_bounce_s"], alarm_s=config["gpio.alarm_s"])
+    return PanelSettings.from_config(config)
 
 
 def resolve_timer(args: argparse.Namespace, config: Config) -> tuple[str, float]:
@@ -236,6 +239,40 @@ def _signals_interrupt() -> Callable[[], None]:
         signal.signal(signal.SIGTERM, previous)
 
     return restore
+
+
+# -- companion app ----------------------------------------------------------------------------
+
+NO_DISPLAY = ("companion: no display here: run the app on a screen, or on a virtual one with "
+              "`xvfb-run -a companion app`")
+
+
+def run_app(args: argparse.Namespace) -> int:
+    """The touch app. Without a display: one line naming the way to a virtual one, exit 2."""
+    from companion.ui.app_env import has_display
+
+    if args.size is not None:
+        from companion.config import window_size
+
+        try:
+            window_size(args.size)
+        except Exception:
+            raise InvalidInput("--size", args.size, "must be WIDTHxHEIGHT in pixels, like 800x480") from None
+    if not has_display():
+        print(NO_DISPLAY, file=sys.stderr)
+        return EXIT_USAGE
+    from companion.ui.launch import build
+
+    app = build(args.config, size=args.size, fullscreen=args.fullscreen, lang=args.lang, gpio=args.gpio)
+    restore = _signals_interrupt()
+    try:
+        app.run()
+    except KeyboardInterrupt:
+        app.stop()
+    finally:
+        restore()
+        app.on_stop_cleanup()
+    return EXIT_OK
 
 
 # -- companion score and companion rules ------------------------------------------------------

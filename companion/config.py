@@ -103,6 +103,25 @@ def pin_list(value: Any) -> tuple[int, ...]:
     return tuple(pins)
 
 
+def boolean(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise _Bad("must be true or false")
+    return value
+
+
+def window_size(value: Any) -> str:
+    m = re.fullmatch(r"(\d{3,4})x(\d{3,4})", value) if isinstance(value, str) else None
+    if m is None or not all(200 <= int(g) <= 4096 for g in m.groups()):
+        raise _Bad("must be WIDTHxHEIGHT in pixels, like 800x480")
+    return str(value)
+
+
+def pin_code(value: Any) -> str:
+    if not isinstance(value, str) or not re.fullmatch(r"\d{4,8}", value):
+        raise _Bad("must be 4 to 8 digits, in quotes")
+    return value
+
+
 def text(value: Any) -> str:
     if not isinstance(value, str):
         raise _Bad("must be a string")
@@ -148,6 +167,15 @@ SCHEMA: tuple[Key, ...] = (
     Key("gpio", "alarm_s", 4.0, seconds(at_most=600),
         "How long the expiry alarm sounds unless the button silences it."),
     Key("paths", "database", "", text, "The SQLite database (empty: the user data dir)."),
+    Key("ui", "language", "en", choice("en", "hu", "ru"), "The touch app's language: en, hu or ru."),
+    Key("ui", "size", "800x480", window_size, "Window size when not full screen, WIDTHxHEIGHT."),
+    Key("ui", "fullscreen", False, boolean, "Fill the screen (kiosk mode sets this itself)."),
+    Key("ui", "kiosk", False, boolean, "Kiosk mode: settings sit behind the admin PIN."),
+    Key("ui", "admin_pin", "0000", pin_code, "The admin PIN (4-8 digits) for the settings in kiosk mode."),
+    Key("accessory", "port", "auto", text,
+        "The timer accessory's serial port: auto (find it by USB id), none, or a path / pyserial URL."),
+    Key("camera", "source", "auto", text,
+        "The overhead camera: auto, none, a device index or path, or an image or video file."),
 )
 PRESETS_SECTION = "timer.presets"
 _KEYS = {k.path: k for k in SCHEMA}
@@ -303,3 +331,43 @@ def key_lines(source_text: str) -> dict[str, int]:
             key = _dotted(m.group(1))
             lines.setdefault(f"{table}.{key}" if table else key, number)
     return lines
+
+
+def save_settings(path: Path, changes: Mapping[str, Any]) -> Config:
+    """Write *changes* (``{"gpio.buzzer_pin": 12, "timer.presets.auction": 45}``) into the TOML
+    file at *path*, keeping the host's comments and layout (tomlkit), and return the new config.
+
+    The whole file is checked before it is written, and written atomically: a bad value or a
+    pulled plug leaves the old file as it was. ``None`` is written as ``false`` (not wired).
+
+    :raises ConfigError: for a value the schema refuses, or a file that cannot be written.
+    """
+    import os
+
+    import tomlkit
+
+    try:
+        doc = tomlkit.parse(path.read_text(encoding="utf-8")) if path.exists() else tomlkit.document()
+    except (OSError, UnicodeDecodeError, tomlkit.exceptions.ParseError) as exc:
+        raise ConfigError(str(path), None, f"cannot update it ({exc})") from None
+    for key, value in changes.items():
+        section, name = key.rsplit(".", 1)
+        table: Any = doc
+        for part in section.split("."):
+            if part not in table:
+                table[part] = tomlkit.table()
+            table = table[part]
+        table[name] = False if value is None else list(value) if isinstance(value, tuple) else value
+    text = tomlkit.dumps(doc)
+    config = parse_config(text, str(path), source=path)
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise ConfigError(str(path), None, f"cannot write it ({exc.strerror})") from None
+    return config

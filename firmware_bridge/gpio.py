@@ -19,6 +19,7 @@ from gpiozero import LED, Button, Buzzer, Device, GPIOZeroError, LEDBarGraph, To
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 from gpiozero.tones import Tone
 
+from companion.config import Config
 from companion.events import (
     EventBus,
     Post,
@@ -108,6 +109,13 @@ class PanelSettings:
     button_hold_s: float = 2.0
     button_bounce_s: float = 0.02
     alarm_s: float = 4.0
+
+    @classmethod
+    def from_config(cls, config: Config) -> PanelSettings:
+        return cls(buzzer_pin=config["gpio.buzzer_pin"], buzzer_type=config["gpio.buzzer_type"],
+                   bar_pins=config["gpio.bar_pins"], status_led_pin=config["gpio.status_led_pin"],
+                   button_pin=config["gpio.button_pin"], button_hold_s=config["gpio.button_hold_s"],
+                   button_bounce_s=config["gpio.button_bounce_s"], alarm_s=config["gpio.alarm_s"])
 
     def used_pins(self) -> dict[int, str]:
         """Pin -> the part on it. :raises PinConflict: when two parts share a pin."""

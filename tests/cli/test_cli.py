@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -67,14 +68,29 @@ def test_cli_timer_preset_from_config(quick_config: Path) -> None:
      "companion: --preset: no such preset (known: market, negotiation) (got 'lunch')"),
     (["timer", "5", "--gpio", "maybe"],
      "companion timer: argument --gpio: invalid choice: 'maybe' (choose from auto, real, mock, off)"),
-    (["dance"], "companion: argument COMMAND: invalid choice: 'dance' (choose from timer, score, rules, doctor)"),
-    ([], "companion: choose a command: timer, score, rules or doctor (see companion --help)"),
+    (["dance"], "companion: argument COMMAND: invalid choice: 'dance' (choose from timer, score, rules, app, doctor)"),
 ])
 def test_cli_bad_input_is_one_line_and_exit_2(args: list[str], message: str) -> None:
     done = companion(*args)
     assert done.returncode == 2
     assert done.stderr.strip().replace("'", "") == message.replace("'", "")
     assert done.stdout == ""
+
+
+@pytest.mark.parametrize("args", [[], ["app"], ["app", "--lang", "hu"]])
+def test_cli_app_without_a_display_says_how_in_one_line(args: list[str]) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")}
+    done = subprocess.run([sys.executable, "-m", "companion", *args], capture_output=True, text=True, timeout=30,
+                          env=env)
+    assert done.returncode == 2
+    assert done.stderr.strip() == ("companion: no display here: run the app on a screen, or on a virtual one "
+                                   "with `xvfb-run -a companion app`")
+
+
+def test_cli_app_bad_size_is_one_line() -> None:
+    done = companion("app", "--size", "huge")
+    assert done.returncode == 2
+    assert done.stderr.strip() == "companion: --size: must be WIDTHxHEIGHT in pixels, like 800x480 (got 'huge')"
 
 
 def test_cli_bad_config_names_key_and_line(tmp_path: Path) -> None:

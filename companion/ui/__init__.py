@@ -1,0 +1,1 @@
+"""The touch app (Kivy): the only package that imports kivy."""

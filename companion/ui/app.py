@@ -1,0 +1,208 @@
+"""The touch app: wires the core, the GPIO panel and the screens together, and runs Kivy.
+
+This module is the app's composition root: the only one in ``companion/ui`` that knows
+about the hardware adapters. The :class:`CompanionApp` only wires; the screens hold no
+logic of their own; the core owns timers, turns and the log.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kivy.app import App
+from kivy.clock import Clock
+from kivy.core.window import Window
+from kivy.lang import Builder
+from kivy.properties import BooleanProperty, ListProperty, ObjectProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.screenmanager import NoTransition, ScreenManager
+
+from companion.errors import CompanionError
+from companion.events import TimerEvent, TimerExpired, TimerReset, TimerStarted
+from companion.session import SessionRebuilt
+from companion.ui.lang import TR
+from companion.ui.screens import GameScreen, HomeScreen, SettingsScreen, TimerScreen, TurnScreen
+from companion.ui.services import GAMES, Services
+from companion.ui.theme import THEME, register_font
+from firmware_bridge.gpio import ButtonActions, PanelSettings, SandTimerPanel
+
+KV_FILE = Path(__file__).with_name("companion.kv")
+FLASH_S = 3.0
+
+
+class Root(BoxLayout):  # type: ignore[misc]
+    flash = ListProperty([0, 0, 0, 0])
+
+
+class StatusStrip(BoxLayout):  # type: ignore[misc]
+    gpio = StringProperty("off")
+    accessory = StringProperty("none")
+    camera = StringProperty("none")
+    note = StringProperty("")
+
+
+class NavBar(BoxLayout):  # type: ignore[misc]
+    current = StringProperty("home")
+    can_undo = BooleanProperty(False)
+    can_redo = BooleanProperty(False)
+    go = ObjectProperty(lambda _name: None)
+    undo = ObjectProperty(lambda: None)
+    redo = ObjectProperty(lambda: None)
+
+
+@dataclass
+class Hardware:
+    """What the app drives besides the screen: the GPIO panel and what the strip reports."""
+
+    panel: SandTimerPanel | None
+    gpio: str  # real, mock or off
+    accessory: str  # connected, none
+    camera: str  # ok, none
+    ports: list[str]
+    cameras: list[str]
+
+
+class CompanionApp(App):  # type: ignore[misc]
+    """Builds the window's widgets from :class:`Services` and :class:`Hardware`. Main thread."""
+
+    title = "Table companion"
+
+    def __init__(self, services: Services, hardware: Hardware, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.svc = services
+        self.hw = hardware
+        self._flash_until = 0.0
+        self._screens: dict[str, Any] = {}
+        self._closed = False
+
+    def build(self) -> Root:
+        register_font()
+        if KV_FILE.name not in " ".join(Builder.files):
+            Builder.load_file(str(KV_FILE))
+        TR.switch(self.svc.config["ui.language"])
+        THEME.fit_window(*Window.size)
+        Window.bind(size=lambda _w, size: THEME.fit_window(*size))
+        root = Root()
+        self.strip = StatusStrip(gpio=self.hw.gpio, accessory=self.hw.accessory, camera=self.hw.camera)
+        self.manager = ScreenManager(transition=NoTransition())
+        notify = self.notify
+        home = HomeScreen(name="home", svc=self.svc, notify=notify, choose_language=self.set_language,
+                          session_started=self.started)
+        screens: list[Any] = [home, TimerScreen(name="timer", svc=self.svc, notify=notify),
+                              TurnScreen(name="turns", svc=self.svc, notify=notify),
+                              SettingsScreen(name="settings", svc=self.svc, notify=notify,
+                                             ports=self.hw.ports, cameras=self.hw.cameras)]
+        screens += [GameScreen(name=f"game:{key}", svc=self.svc, notify=notify, game=key, title=title)
+                    for key, title in GAMES if key != "timer"]
+        for screen in screens:
+            self.manager.add_widget(screen)
+            self._screens[screen.name] = screen
+        self.nav = NavBar(go=self.go, undo=self.undo, redo=self.redo)
+        self.manager.bind(current=lambda _m, name: setattr(self.nav, "current", name))
+        root.add_widget(self.strip)
+        root.add_widget(self.manager)
+        root.add_widget(self.nav)
+        self.root_widget = root
+        self.svc.bus.subscribe(TimerExpired, self._on_expired)
+        self.svc.bus.subscribe(SessionRebuilt, lambda _e: self.refresh())
+        self.svc.bus.subscribe(TimerEvent, self._on_timer_event)
+        if self.hw.panel is not None:
+            self.hw.panel.attach(self.svc.bus)
+        Clock.schedule_interval(self.pump, 0)
+        return root
+
+    # -- the frame pump: the core's deadlines, the GPIO ticks, the visible screen -------------
+
+    def pump(self, _dt: float) -> None:
+        session = self.svc.session
+        now = self.svc.clock.now()
+        if session is not None:
+            session.poll()
+            tick = session.board.next_tick()
+            if tick is not None and tick <= now:
+                session.board.tick()
+            self.nav.can_undo, self.nav.can_redo = session.can_undo, session.can_redo
+        self.manager.current_screen.update(now)
+        if self._flash_until:
+            on = now < self._flash_until and int(now * 4) % 2 == 0
+            self.root_widget.flash = THEME.red if on else [0, 0, 0, 0]
+            if now >= self._flash_until:
+                self._flash_until = 0.0
+
+    def _on_expired(self, _event: TimerExpired) -> None:
+        self._flash_until = self.svc.clock.now() + FLASH_S
+
+    def _on_timer_event(self, event: TimerEvent) -> None:
+        if isinstance(event, (TimerStarted, TimerReset)):
+            self._flash_until = 0.0
+            self.root_widget.flash = [0, 0, 0, 0]
+
+    # -- navigation and commands --------------------------------------------------------------
+
+    def go(self, name: str) -> None:
+        if name == "game":
+            game = self.svc.session.game if self.svc.session is not None else "timer"
+            name = f"game:{game}" if f"game:{game}" in self._screens else "timer"
+        self.manager.current = name
+
+    def started(self, game: str) -> None:
+        self.strip.note = self.svc.session.resume_note or "" if self.svc.session is not None else ""
+        self.refresh()
+        self.manager.current = "timer" if game == "timer" else f"game:{game}"
+
+    def set_language(self, lang: str) -> None:
+        TR.switch(lang)
+        self.refresh()
+
+    def undo(self) -> None:
+        if self.svc.session is not None:
+            self._attempt(self.svc.session.undo)
+
+    def redo(self) -> None:
+        if self.svc.session is not None:
+            self._attempt(self.svc.session.redo)
+
+    def _attempt(self, action: Any) -> None:
+        try:
+            action()
+        except CompanionError as exc:
+            self.notify(str(exc))
+
+    def refresh(self) -> None:
+        for screen in self._screens.values():
+            screen.refresh()
+
+    def notify(self, message: str) -> None:
+        self.strip.note = message
+
+    def button_toggle(self) -> None:
+        """The physical button: start/pause the timer on screen (or the newest one)."""
+        self._screens["timer"].toggle()
+
+    def button_reset(self) -> None:
+        self._screens["timer"].reset()
+
+    def on_stop(self) -> None:
+        self.on_stop_cleanup()
+
+    def on_stop_cleanup(self) -> None:
+        """Every output off and the database closed; safe to call twice."""
+        if self.hw.panel is not None:
+            self.hw.panel.close()
+        if not self._closed:
+            self._closed = True
+            self.svc.store.close()
+
+
+def kivy_post(fn: Any) -> None:
+    """Hand *fn* to Kivy's main thread (gpiozero's handlers run on their own threads)."""
+    Clock.schedule_once(lambda _dt: fn())
+
+
+def make_panel(services: Services, setup: Any, app: list[CompanionApp]) -> SandTimerPanel:
+    """The GPIO panel; its button acts on the app (in *app*, filled once the app exists)."""
+    return SandTimerPanel(PanelSettings.from_config(services.config), setup, kivy_post,
+                          ButtonActions(toggle=lambda: app[0].button_toggle(),
+                                        reset=lambda: app[0].button_reset()))

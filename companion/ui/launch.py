@@ -1,0 +1,83 @@
+"""Starting the touch app: Kivy's settings first (before its window exists), then the app.
+
+``companion`` (or ``companion app``) calls :func:`run`. Kivy reads its window settings when
+``kivy.core.window`` is first imported, so nothing here imports the app before they are set.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def configure_kivy(width: int, height: int, fullscreen: bool) -> None:
+    """Kivy's process-wide settings: window size, no argv parsing, quiet logs, no multitouch
+    emulation on the mouse (a right click would leave red dots on a touch table)."""
+    os.environ.setdefault("KIVY_NO_ARGS", "1")
+    os.environ.setdefault("KIVY_NO_FILELOG", "1")
+    os.environ.setdefault("KIVY_LOG_MODE", "PYTHON")
+    os.environ.setdefault("KIVY_CLIPBOARD", "sdl2")  # not xclip/xsel, which a Pi does not have
+    from kivy.config import Config as KivyConfig
+    from kivy.logger import LOG_LEVELS, Logger
+
+    KivyConfig.set("kivy", "log_level", "warning")
+    Logger.setLevel(LOG_LEVELS["warning"])
+    KivyConfig.set("kivy", "exit_on_escape", "0")
+    KivyConfig.set("graphics", "width", str(width))
+    KivyConfig.set("graphics", "height", str(height))
+    KivyConfig.set("graphics", "fullscreen", "auto" if fullscreen else "0")
+    KivyConfig.set("graphics", "resizable", "1")
+    KivyConfig.set("input", "mouse", "mouse,disable_multitouch")
+
+
+def build(config_path: Path | None, *, size: str | None = None, fullscreen: bool | None = None,
+          lang: str | None = None, gpio: str | None = None, app_class: Any = None) -> Any:
+    """Everything the app needs, made in order; returns the app, ready to ``run()``.
+
+    :raises CompanionError: for a bad config or database (one line, exit 2, nothing switched on).
+    :raises BridgeError: for GPIO that cannot be had.
+    """
+    from companion.config import default_config_path, load_config
+
+    config = load_config(config_path)
+    width, height = (int(v) for v in (size or config["ui.size"]).split("x"))
+    configure_kivy(width, height, config["ui.fullscreen"] if fullscreen is None else fullscreen)
+    overrides: dict[str, Any] = {}
+    if lang is not None:
+        overrides["ui.language"] = lang
+    if gpio is not None:
+        overrides["gpio.mode"] = gpio
+    if overrides:
+        from companion.config import Config
+
+        config = Config({**config.values, **overrides}, config.presets, config.source)
+
+    from companion.clock import MonotonicClock
+    from companion.events import EventBus
+    from companion.store import Store
+    from companion.ui.app import CompanionApp, Hardware, make_panel
+    from companion.ui.services import Services
+    from firmware_bridge.gpio import choose_pin_factory
+    from firmware_bridge.serial_ports import list_serial_ports
+    from vision.devices import list_video_devices
+
+    store = Store.open(config.database_path)
+    services = Services(config=config, config_path=config_path or default_config_path(), store=store,
+                        bus=EventBus(), clock=MonotonicClock(), status={})
+    setup = choose_pin_factory(config["gpio.mode"])
+    if setup.kind != "real":
+        print(f"companion: {setup.note}", file=sys.stderr)
+    holder: list[Any] = []
+    panel = make_panel(services, setup, holder) if setup.kind != "off" else None
+    try:
+        ports = [p["device"] for p in list_serial_ports()]
+    except Exception:  # the strip reports; it must not stop the app
+        ports = []
+    cameras = [v["device"] for v in list_video_devices()]
+    hardware = Hardware(panel=panel, gpio=setup.kind, accessory="none", camera="ok" if cameras else "none",
+                        ports=ports, cameras=cameras)
+    app = (app_class or CompanionApp)(services=services, hardware=hardware)
+    holder.append(app)
+    return app

@@ -1,0 +1,26 @@
+"""Texts the screens translate from data rather than from a literal: listed here so that the
+catalogue extractor (``scripts/i18n.py``) finds them. Nothing imports this module."""
+
+from __future__ import annotations
+
+
+def N_(text: str) -> str:  # noqa: N802 - gettext's own name for "mark, don't translate yet"
+    return text
+
+
+MSGIDS = [
+    # status strip
+    N_("real"), N_("mock"), N_("off"), N_("none"), N_("connected"), N_("ok"),
+    # settings options
+    N_("auto"), N_("active"), N_("tonal"), N_("en"), N_("hu"), N_("ru"),
+    # games
+    N_("Sand-timer"), N_("Dragon's Gold"), N_("Volatio"), N_("Gold!"), N_("Drakon"),
+    # player colours
+    N_("red"), N_("blue"), N_("green"), N_("yellow"), N_("purple"), N_("orange"), N_("white"), N_("black"),
+    # settings rows
+    N_("Language"), N_("GPIO"), N_("Buzzer"), N_("Buzzer pin"), N_("Status LED pin"), N_("Button pin"),
+    N_("Negotiation (s)"), N_("Market (s)"), N_("Accessory port"), N_("Camera"), N_("Admin PIN"),
+    # the resume note
+    N_("the machine restarted since this session was saved: running timers were recomputed from the wall "
+       "clock"),
+]

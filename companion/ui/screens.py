@@ -1,0 +1,448 @@
+"""The screens: Home, the sand-timer, the turn clock, settings, and a page per game.
+
+Each screen gets the :class:`Services` passed in (``svc``) and calls the core; none holds
+game or timer logic of its own. The app calls :meth:`update` on the visible screen once a
+frame; screens only copy what the core says into their properties.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from kivy.properties import BooleanProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.popup import Popup
+from kivy.uix.screenmanager import Screen
+
+from companion.durations import to_duration_text
+from companion.errors import CompanionError
+from companion.session import PLAYER_COLOURS, Player
+from companion.timers import Phase
+from companion.ui.lang import TR
+from companion.ui.services import GAMES, Services
+from companion.ui.theme import PLAYER_RGB, THEME, rgb
+from companion.ui.widgets import Stepper, TouchButton
+
+Notify = Callable[[str], None]
+
+
+class BaseScreen(Screen):  # type: ignore[misc]
+    svc: Services = ObjectProperty(None)
+    notify: Notify = ObjectProperty(lambda _msg: None)
+
+    def attempt(self, action: Callable[[], Any]) -> None:
+        """Run a command; a refusal from the core is shown, not raised."""
+        try:
+            action()
+        except CompanionError as exc:
+            self.notify(str(exc))
+
+    def update(self, now: float) -> None:
+        pass
+
+    def refresh(self) -> None:
+        """Redraw from the core after the session changed wholesale (undo, resume, language)."""
+
+
+class HomeScreen(BaseScreen):
+    colour = StringProperty(PLAYER_COLOURS[0])
+    colour_rgba = ListProperty(rgb(PLAYER_RGB[PLAYER_COLOURS[0]]))
+    can_resume = BooleanProperty(False)
+    game = StringProperty("timer")
+    # Not named on_*: Kivy takes on_* keyword arguments as event bindings.
+    choose_language: Callable[[str], None] = ObjectProperty(lambda _lang: None)
+    session_started: Callable[[str], None] = ObjectProperty(lambda _game: None)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.players: list[Player] = []
+
+    def on_kv_post(self, _base: Any) -> None:
+        self._build_games()
+
+    def _build_games(self) -> None:
+        grid = self.ids.games
+        grid.clear_widgets()
+        for key, title in GAMES:
+            button = TouchButton(text=TR._(title), selected=key == self.game)
+            button.game_key = key
+            button.bind(on_release=lambda b: self.choose_game(b.game_key))
+            grid.add_widget(button)
+
+    def on_pre_enter(self, *_: Any) -> None:
+        self.refresh()
+
+    def refresh(self) -> None:
+        self.can_resume = self.svc is not None and self.svc.session is None and \
+            self.svc.store.open_session() is not None
+        self._build_games()
+        self._build_players()
+        self._build_recent()
+
+    def choose_game(self, key: str) -> None:
+        self.game = key
+        self._build_games()
+
+    def set_language(self, lang: str) -> None:
+        self.choose_language(lang)
+
+    def next_colour(self) -> None:
+        taken = {p.colour for p in self.players}
+        free = [c for c in PLAYER_COLOURS if c not in taken] or list(PLAYER_COLOURS)
+        i = free.index(self.colour) + 1 if self.colour in free else 0
+        self.colour = free[i % len(free)]
+        self.colour_rgba = rgb(PLAYER_RGB[self.colour])
+
+    def add_player(self, name: str | None = None, colour: str | None = None) -> None:
+        text = (name if name is not None else self.ids.name_input.text).strip()
+        if not text:
+            self.notify(TR._("Type a name first"))
+            return
+        if any(p.name == text for p in self.players):
+            self.notify(TR._("That name is already at the table"))
+            return
+        if len(self.players) >= 6:
+            self.notify(TR._("Six players at most"))
+            return
+        self.players.append(Player(text, colour or self.colour))
+        self.ids.name_input.text = ""
+        self.next_colour()
+        self._build_players()
+        self._build_recent()
+
+    def remove_player(self, name: str) -> None:
+        self.players = [p for p in self.players if p.name != name]
+        self._build_players()
+        self._build_recent()
+
+    def _build_players(self) -> None:
+        box = self.ids.players
+        box.clear_widgets()
+        for p in self.players:
+            chip = TouchButton(text=f"{p.name}  ×", fill=rgb(PLAYER_RGB.get(p.colour, "#888888")))
+            chip.bind(on_release=lambda b, n=p.name: self.remove_player(n))
+            box.add_widget(chip)
+
+    def _build_recent(self) -> None:
+        box = self.ids.recent
+        box.clear_widgets()
+        if self.svc is None:
+            return
+        here = {p.name for p in self.players}
+        for name, colour in self.svc.store.recent_players(8):
+            if name in here:
+                continue
+            chip = TouchButton(text=name, size_hint=(None, None), height=THEME.u * 0.85,
+                               width=max(THEME.u * 2, THEME.u * 0.35 * len(name) + THEME.u))
+            chip.bind(on_release=lambda b, n=name, c=colour: self.add_player(n, c))
+            box.add_widget(chip)
+
+    def start(self) -> None:
+        self.attempt(lambda: self.svc.start_session(self.game, list(self.players)))
+        self.session_started(self.game)
+
+    def resume(self) -> None:
+        self.attempt(self.svc.resume_session)
+        if self.svc.session is not None:
+            note = self.svc.session.resume_note
+            self.notify(TR._(note) if note else TR._("Session resumed"))
+            self.session_started(self.svc.session.game)
+
+
+class CustomTimerPopup(Popup):  # type: ignore[misc]
+    confirmed: Callable[[float], None] = ObjectProperty(lambda _s: None)
+
+    def confirm(self) -> None:
+        total = self.ids.minutes.value * 60 + self.ids.seconds.value
+        if total > 0:
+            self.confirmed(float(total))
+        self.dismiss()
+
+
+class TimerScreen(BaseScreen):
+    selected = StringProperty("")
+    fraction_left = NumericProperty(1.0)
+    sand = ListProperty(THEME.primary)
+    digits = StringProperty("1:00")
+    title = StringProperty("")
+    phase = StringProperty("")
+    has_timer = BooleanProperty(False)
+    toggle_text = StringProperty("")
+
+    def preset_text(self, name: str) -> str:
+        seconds = self.svc.config.presets.get(name, 60.0) if self.svc is not None else 60.0
+        return to_duration_text(seconds)
+
+    def _session_timer(self) -> tuple[Any, str] | None:
+        session = self.svc.session if self.svc is not None else None
+        if session is None or self.selected not in session.board:
+            return None
+        return session, self.selected
+
+    def on_pre_enter(self, *_: Any) -> None:
+        self.refresh()
+
+    def refresh(self) -> None:
+        session = self.svc.session if self.svc is not None else None
+        names = session.board.names if session is not None else []
+        if self.selected not in names:
+            self.selected = names[-1] if names else ""
+        chips = self.ids.chips
+        chips.clear_widgets()
+        if len(names) > 1:
+            for name in names:
+                chip = TouchButton(text=name, selected=name == self.selected)
+                chip.bind(on_release=lambda b, n=name: self.select(n))
+                chips.add_widget(chip)
+        if session is not None:
+            self.update(session.now())
+        else:
+            self.has_timer, self.phase, self.title = False, "", TR._("Choose a timer below")
+            self.digits, self.fraction_left, self.sand = "–:––", 1.0, THEME.primary
+            self.toggle_text = TR._("Start")
+
+    def select(self, name: str) -> None:
+        self.selected = name
+        self.refresh()
+
+    def update(self, now: float) -> None:
+        found = self._session_timer()
+        if found is None:
+            if self.has_timer:
+                self.refresh()
+            return
+        session, name = found
+        timer = session.board[name]
+        left = timer.remaining_s(now)
+        self.has_timer = True
+        self.phase = timer.phase.value
+        self.title = TR._(name.capitalize()) if name in ("negotiation", "market") else name
+        self.digits = to_duration_text(left)
+        self.fraction_left = timer.fraction_left(now)
+        warnings = timer.warnings_s
+        if timer.phase is Phase.EXPIRED or (warnings and left <= warnings[-1]):
+            self.sand = THEME.red
+        elif warnings and left <= warnings[0]:
+            self.sand = THEME.amber
+        else:
+            self.sand = THEME.primary
+        self.toggle_text = {Phase.RUNNING: TR._("Pause"), Phase.PAUSED: TR._("Resume"),
+                            Phase.IDLE: TR._("Start"), Phase.EXPIRED: TR._("Again")}[timer.phase]
+
+    def _act(self, fn: Callable[[Any, str], None]) -> None:
+        found = self._session_timer()
+        if found is not None:
+            session, name = found
+            self.attempt(lambda: fn(session, name))
+            self.update(session.now())
+
+    def toggle(self) -> None:
+        self._act(lambda s, n: s.toggle(n))
+
+    def reset(self) -> None:
+        self._act(lambda s, n: s.reset(n))
+
+    def adjust(self, delta: float) -> None:
+        self._act(lambda s, n: s.adjust(n, delta))
+
+    def flip(self) -> None:
+        self._act(lambda s, n: s.flip(n))
+
+    def use_preset(self, preset: str) -> None:
+        """Select the preset's timer (made if need be) and start it from full."""
+        session = self.svc.ensure_session()
+        total = self.svc.config.presets[preset]
+
+        def go() -> None:
+            if preset not in session.board:
+                session.add_timer(preset, total)
+            elif session.board[preset].phase is not Phase.IDLE:
+                session.reset(preset)
+            session.toggle(preset)
+
+        self.attempt(go)
+        self.selected = preset
+        self.refresh()
+
+    def open_custom(self) -> None:
+        CustomTimerPopup(confirmed=self.start_custom).open()
+
+    def start_custom(self, total_s: float) -> None:
+        session = self.svc.ensure_session()
+        n = 1
+        while f"{TR._('Timer')} {n}" in session.board:
+            n += 1
+        name = f"{TR._('Timer')} {n}"
+
+        def go() -> None:
+            session.add_timer(name, total_s)
+            session.toggle(name)
+
+        self.attempt(go)
+        self.selected = name
+        self.refresh()
+
+
+class PlayerPanel(BoxLayout):  # type: ignore[misc]
+    name = StringProperty("")
+    time_text = StringProperty("")
+    current = BooleanProperty(False)
+    overtime = BooleanProperty(False)
+
+
+class TurnScreen(BaseScreen):
+    running = BooleanProperty(False)
+    has_clock = BooleanProperty(False)
+
+    def on_pre_enter(self, *_: Any) -> None:
+        self.refresh()
+
+    def refresh(self) -> None:
+        session = self.svc.session if self.svc is not None else None
+        tc = session.turn_clock if session is not None else None
+        panels = self.ids.panels
+        panels.clear_widgets()
+        self.has_clock = tc is not None
+        if tc is None:
+            return
+        for name in tc.players:
+            panels.add_widget(PlayerPanel(name=name))
+        self.update(session.now())  # type: ignore[union-attr]
+
+    def update(self, now: float) -> None:
+        session = self.svc.session if self.svc is not None else None
+        tc = session.turn_clock if session is not None else None
+        if tc is None:
+            return
+        self.running = tc.is_running
+        for panel in self.ids.panels.children:
+            left = tc.remaining_s(panel.name, now)
+            panel.current = panel.name == tc.player and tc.is_started
+            panel.overtime = left <= 0
+            panel.time_text = ("+" if left < 0 else "") + to_duration_text(abs(left))
+
+    def setup_clock(self) -> None:
+        session = self.svc.ensure_session()
+        names = [p.name for p in session.players] or [f"{TR._('Player')} {i}" for i in range(1, 5)]
+        if len(names) < 2:
+            names.append(f"{TR._('Player')} 2")
+        self.attempt(lambda: session.setup_turns(names, self.ids.budget.value * 60))
+        self.refresh()
+
+    def tap(self) -> None:
+        if self.svc.session is not None:
+            self.attempt(self.svc.session.pass_turn)
+            self.update(self.svc.session.now())
+
+    def pause(self) -> None:
+        if self.svc.session is not None:
+            self.attempt(self.svc.session.pause_turns)
+            self.update(self.svc.session.now())
+
+
+class SettingsScreen(BaseScreen):
+    message = StringProperty("")
+    ports: list[str] = ObjectProperty([])
+    cameras: list[str] = ObjectProperty([])
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.pending: dict[str, Any] = {}
+
+    def on_pre_enter(self, *_: Any) -> None:
+        self.message = ""
+        locked = self.svc.config["ui.kiosk"] and not self.svc.unlocked
+        self.ids.pages.current = "locked" if locked else "settings"
+        if not locked:
+            self.build_rows()
+
+    def refresh(self) -> None:
+        if self.ids.pages.current == "settings":
+            self.build_rows()
+
+    def unlock(self, code: str) -> None:
+        if code == self.svc.config["ui.admin_pin"]:
+            self.svc.unlocked = True
+            self.ids.pages.current = "settings"
+            self.build_rows()
+        else:
+            self.message = TR._("Wrong PIN")
+
+    def value(self, key: str) -> Any:
+        return self.pending.get(key, self.svc.config[key] if not key.startswith("timer.presets.")
+                                else self.svc.config.presets[key.rsplit(".", 1)[1]])
+
+    def build_rows(self) -> None:
+        from kivy.factory import Factory
+
+        rows = self.ids.rows
+        rows.clear_widgets()
+
+        def row(title: str) -> Any:
+            r = Factory.SettingRow()
+            r.title = TR._(title) if title else ""
+            rows.add_widget(r)
+            return r
+
+        def choices(title: str, key: str, options: list[str]) -> None:
+            r = row(title)
+            for option in options:
+                b = TouchButton(text=TR._(option), selected=self.value(key) == option)
+                b.bind(on_release=lambda _b, o=option: self.change(key, o))
+                r.add_widget(b)
+
+        def cycle(title: str, key: str, options: list[str]) -> None:
+            r = row(title)
+            current = str(self.value(key))
+            b = TouchButton(text=TR._(current) if current in ("auto", "none") else current)
+            opts = options if current in options else [current, *options]
+            b.bind(on_release=lambda _b: self.change(key, opts[(opts.index(current) + 1) % len(opts)]))
+            r.add_widget(b)
+
+        def stepper(title: str, key: str, low: float, high: float, step: float = 1, unit: str = "") -> None:
+            r = row(title)
+            value = self.value(key)
+            s = Stepper(low=low, high=high, step=step, value=value if value is not None else low, unit=unit)
+            s.bind(value=lambda _s, v: self.change(key, int(v) if step >= 1 else v, rebuild=False))
+            r.add_widget(s)
+
+        choices("Language", "ui.language", ["en", "hu", "ru"])
+        choices("GPIO", "gpio.mode", ["auto", "real", "mock", "off"])
+        choices("Buzzer", "gpio.buzzer_type", ["active", "tonal"])
+        stepper("Buzzer pin", "gpio.buzzer_pin", 0, 27)
+        stepper("Status LED pin", "gpio.status_led_pin", 0, 27)
+        stepper("Button pin", "gpio.button_pin", 0, 27)
+        stepper("Negotiation (s)", "timer.presets.negotiation", 5, 600, 5)
+        stepper("Market (s)", "timer.presets.market", 5, 600, 5)
+        cycle("Accessory port", "accessory.port", ["auto", "none", *self.ports])
+        cycle("Camera", "camera.source", ["auto", "none", *self.cameras])
+
+    def change(self, key: str, value: Any, *, rebuild: bool = True) -> None:
+        self.pending[key] = value
+        if rebuild:
+            self.build_rows()
+
+    def set_pin(self, code: str) -> None:
+        if len(code) < 4:
+            self.message = TR._("A PIN has 4 to 8 digits")
+            return
+        self.pending["ui.admin_pin"] = code
+        self.ids.pages.current = "settings"
+        self.save()
+
+    def save(self) -> None:
+        try:
+            self.svc.save(dict(self.pending))
+        except CompanionError as exc:
+            self.message = str(exc)
+            return
+        self.pending.clear()
+        self.message = TR._("Saved. Pin and GPIO changes take effect after a restart.")
+        TR.switch(self.svc.config["ui.language"]) if TR.lang != self.svc.config["ui.language"] else None
+        self.build_rows()
+
+
+class GameScreen(BaseScreen):
+    title = StringProperty("")
+    game = StringProperty("")

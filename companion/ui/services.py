@@ -1,0 +1,64 @@
+"""What the screens work with, built once by the app and handed to every screen.
+
+Widgets get this object passed in; none of them reaches for the running app.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from companion.clock import MonotonicClock
+from companion.config import Config, save_settings
+from companion.events import EventBus
+from companion.session import Player, TableSession
+from companion.store import Store
+
+GAMES: tuple[tuple[str, str], ...] = (
+    ("timer", "Sand-timer"),
+    ("dragons-gold", "Dragon's Gold"),
+    ("volatio", "Volatio"),
+    ("gold", "Gold!"),
+    ("drakon", "Drakon"),
+)
+
+
+@dataclass
+class Services:
+    """The core objects behind the screens. Main thread only."""
+
+    config: Config
+    config_path: Path
+    store: Store
+    bus: EventBus
+    clock: MonotonicClock
+    status: dict[str, str]
+    session: TableSession | None = None
+    unlocked: bool = False
+    listeners: list[Any] = field(default_factory=list)
+
+    def session_kwargs(self) -> dict[str, Any]:
+        return {"tick_hz": self.config["timer.tick_hz"], "warnings_s": self.config["timer.warnings_s"]}
+
+    def start_session(self, game: str, players: list[Player]) -> TableSession:
+        if self.session is not None:
+            self.session.finish()
+        self.session = TableSession.start(self.store, game, players, self.clock, self.bus,
+                                          **self.session_kwargs())
+        return self.session
+
+    def resume_session(self) -> TableSession | None:
+        row = self.store.open_session()
+        if row is None:
+            return None
+        self.session = TableSession.resume(self.store, row.id, self.clock, self.bus, **self.session_kwargs())
+        return self.session
+
+    def ensure_session(self) -> TableSession:
+        """The running session, or a plain sand-timer one if nothing was started yet."""
+        return self.session if self.session is not None else self.start_session("timer", [])
+
+    def save(self, changes: dict[str, Any]) -> Config:
+        self.config = save_settings(self.config_path, changes)
+        return self.config

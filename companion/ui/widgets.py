@@ -1,0 +1,240 @@
+"""The app's own widgets: text that always fits, big buttons, a long-press button, the hourglass.
+
+Every label shrinks its font until its text fits its box (a long Hungarian word must
+never spill out of a button); every control is at least ``THEME.u`` pixels high.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from kivy.clock import Clock
+from kivy.core.text import Label as CoreLabel
+from kivy.graphics import Color, Line, Mesh, Rectangle, RoundedRectangle
+from kivy.properties import BooleanProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
+from kivy.uix.behaviors import ButtonBehavior
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.label import Label
+from kivy.uix.widget import Widget
+
+from companion.ui.theme import FONT_NAME, THEME
+
+MIN_FONT_PX = 9
+
+
+class FitLabel(Label):  # type: ignore[misc]
+    """A label whose font shrinks (from ``base_font_size``) until the text fits inside it."""
+
+    base_font_size = NumericProperty(20)
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("font_name", FONT_NAME)
+        kwargs.setdefault("halign", "center")
+        kwargs.setdefault("valign", "middle")
+        super().__init__(**kwargs)
+        self._refit_trigger = Clock.create_trigger(lambda _dt: self.refit(), -1)
+        self.fbind("size", self._refit_trigger)
+        self.fbind("text", self._refit_trigger)
+        self.fbind("base_font_size", self._refit_trigger)
+        self._refit_trigger()
+
+    def refit(self) -> None:
+        """Largest font size, up to ``base_font_size``, at which the text fits. Main thread.
+
+        Kivy wraps within ``text_size`` less the padding, so the box is the widget's size and
+        a word must fit in the width less the padding.
+        """
+        if self.width <= 1 or self.height <= 1:
+            return
+        room = max(1.0, self.width - 2 * self.padding[0])
+        size = float(self.base_font_size)
+        self.text_size = (self.width, None)
+        while True:
+            self.font_size = size
+            self.texture_update()
+            tw, th = self.texture_size
+            fits = tw <= self.width + 0.5 and th <= self.height + 0.5 and self.widest_word(size) <= room
+            if fits or size <= MIN_FONT_PX:
+                break
+            size = max(MIN_FONT_PX, size * 0.9)
+        self.text_size = (self.width, self.height)
+
+    def widest_word(self, font_size: float) -> float:
+        """The widest single word at *font_size*: wrapping may not split a word in two."""
+        words = self.text.split()
+        if not words:
+            return 0.0
+        measure = CoreLabel(font_name=self.font_name, font_size=font_size, bold=self.bold)
+        return float(max(measure.get_extents(word)[0] for word in words))
+
+    @property
+    def overflows(self) -> bool:
+        """True when the text does not fit even at the smallest font, or a word had to be split
+        across lines (what the screenshot test looks for)."""
+        tw, th = self.texture_size
+        room = self.width - 2 * self.padding[0] + 1
+        return bool(tw > self.width + 1 or th > self.height + 1 or self.widest_word(self.font_size) > room)
+
+
+class TouchButton(ButtonBehavior, FitLabel):  # type: ignore[misc]
+    """A big, high-contrast button; ``primary`` ones are sand-yellow with black text."""
+
+    primary = BooleanProperty(False)
+    selected = BooleanProperty(False)
+    fill = ListProperty([0, 0, 0, 0])
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        with self.canvas.before:
+            self._fill_colour = Color(rgba=THEME.surface)
+            self._bg = RoundedRectangle(radius=[8])
+            self._edge_colour = Color(rgba=THEME.muted)
+            self._edge = Line(width=1.5)
+        for prop in ("pos", "size", "state", "primary", "selected", "fill", "disabled"):
+            self.fbind(prop, self._redraw)
+        self._redraw()
+
+    def _redraw(self, *_: Any) -> None:
+        self._bg.pos, self._bg.size = self.pos, self.size
+        self._edge.rounded_rectangle = (*self.pos, *self.size, 8)
+        if self.fill[3]:
+            fill = self.fill
+        elif self.primary or self.selected:
+            fill = THEME.primary
+        else:
+            fill = THEME.surface
+        if self.state == "down":
+            fill = [min(1.0, c * 0.7 + 0.1) for c in fill[:3]] + [1]
+        self._fill_colour.rgba = fill if not self.disabled else [0.15, 0.15, 0.15, 1]
+        light = sum(fill[:3]) / 3 > 0.55
+        self.color = THEME.on_primary if light else (THEME.muted if self.disabled else THEME.text)
+        self._edge_colour.rgba = THEME.text if self.selected else THEME.muted
+
+
+class HoldButton(TouchButton):
+    """Tap for ``on_tap``, hold for ``hold_s`` for ``on_hold`` (a reset needs no second screen)."""
+
+    hold_s = NumericProperty(1.0)
+    __events__ = ("on_tap", "on_hold")
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._held = False
+        self._hold_ev: Any = None
+
+    def on_press(self) -> None:
+        self._held = False
+        self._hold_ev = Clock.schedule_once(self._fire_hold, self.hold_s)
+
+    def _fire_hold(self, _dt: float) -> None:
+        self._held = True
+        self.dispatch("on_hold")
+
+    def on_release(self) -> None:
+        if self._hold_ev is not None:
+            self._hold_ev.cancel()
+        if not self._held:
+            self.dispatch("on_tap")
+
+    def on_tap(self) -> None:
+        pass
+
+    def on_hold(self) -> None:
+        pass
+
+
+class Stepper(BoxLayout):  # type: ignore[misc]
+    """A number set with − and + (no keyboard): ``value`` between ``low`` and ``high``."""
+
+    value = NumericProperty(0)
+    low = NumericProperty(0)
+    high = NumericProperty(100)
+    step = NumericProperty(1)
+    unit = StringProperty("")
+
+    def bump(self, direction: int) -> None:
+        self.value = min(self.high, max(self.low, self.value + direction * self.step))
+
+    def label(self, value: float, unit: str) -> str:
+        number = f"{value:g}"
+        return f"{number} {unit}".strip()
+
+
+class Hourglass(Widget):  # type: ignore[misc]
+    """An hourglass whose top bulb empties as ``fraction_left`` falls from 1 to 0.
+
+    The sand's colour follows ``sand``; the caller sets it amber, red, or flashing.
+    Redrawn only when the fraction or colour changes (the screen sets them each frame).
+    """
+
+    fraction_left = NumericProperty(1.0)
+    sand = ListProperty(THEME.primary)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        with self.canvas:
+            self._glass_colour = Color(rgba=THEME.text)
+            self._glass = Line(width=2.5, close=True)
+            self._sand_colour = Color(rgba=self.sand)
+            self._top = Mesh(mode="triangle_fan")
+            self._bottom = Mesh(mode="triangle_fan")
+            self._stream = Rectangle()
+        for prop in ("pos", "size", "fraction_left", "sand"):
+            self.fbind(prop, self._redraw)
+        self._redraw()
+
+    def _geometry(self) -> tuple[float, float, float, float, float]:
+        w = min(self.width, self.height * 0.62)
+        cx, cy = self.center
+        h = min(self.height, w / 0.62) * 0.92
+        return cx, cy, w * 0.5, h * 0.5, max(2.0, w * 0.04)  # centre, half width, half height, neck
+
+    def _redraw(self, *_: Any) -> None:
+        cx, cy, hw, hh, neck = self._geometry()
+        top, bottom = cy + hh, cy - hh
+        self._glass.points = [cx - hw, top, cx + hw, top, cx + neck, cy, cx + hw, bottom,
+                              cx - hw, bottom, cx - neck, cy]
+        self._sand_colour.rgba = self.sand
+        left = min(1.0, max(0.0, self.fraction_left))
+        # The area of a triangle grows with the square of its height: sqrt keeps sand volume true.
+        k = math.sqrt(left)
+        level = cy + hh * k  # the top sand's surface
+        half_at_level = neck + (hw - neck) * k
+        self._top.vertices, self._top.indices = _poly(
+            [(cx - neck, cy), (cx + neck, cy), (cx + half_at_level, level), (cx - half_at_level, level)])
+        fill = math.sqrt(1 - left)
+        pile = bottom + hh * 0.85 * fill
+        self._bottom.vertices, self._bottom.indices = _poly([(cx - hw, bottom), (cx + hw, bottom),
+                                                             (cx, pile)])
+        running = 0.0 < left < 1.0
+        self._stream.pos = (cx - 1.5, pile)
+        self._stream.size = (3, (cy - pile) if running else 0)
+
+
+def _poly(points: list[tuple[float, float]]) -> tuple[list[float], list[int]]:
+    vertices: list[float] = []
+    for x, y in points:
+        vertices += [x, y, 0, 0]
+    return vertices, list(range(len(points)))
+
+
+class PinPad(BoxLayout):  # type: ignore[misc]
+    """Digits by touch, shown as dots; ``submit`` gets the code."""
+
+    code = StringProperty("")
+    submit: Callable[[str], None] | None = ObjectProperty(None, allownone=True)
+    max_len = NumericProperty(8)
+
+    def press(self, digit: str) -> None:
+        if len(self.code) < self.max_len:
+            self.code += digit
+
+    def back(self) -> None:
+        self.code = self.code[:-1]
+
+    def enter(self) -> None:
+        code, self.code = self.code, ""
+        if self.submit is not None:
+            self.submit(code)

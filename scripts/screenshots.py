@@ -1,0 +1,105 @@
+"""Render every screen of the touch app, in each language and size, into docs/screenshots/.
+
+Run under a display (``xvfb-run -a .venv/bin/python scripts/screenshots.py``). The app runs
+for real on a scratch database with a sample table: four players, a negotiation timer
+running, a turn clock. Files are named SCREEN_LANG_WxH.png. Every label that overflows
+its widget is listed on stderr, and the exit code is 1 if there is any.
+
+Options: --out DIR, --sizes 800x480,1280x720,720x1280, --langs en,hu,ru, --screens home,timer,...
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SIZES = ("800x480", "1280x720", "720x1280")
+LANGS = ("en", "hu", "ru")
+SCREENS = ("home", "timer", "turns", "settings", "game:dragons-gold", "game:volatio", "game:gold",
+           "game:drakon")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
+    parser.add_argument("--sizes", default=",".join(SIZES))
+    parser.add_argument("--langs", default=",".join(LANGS))
+    parser.add_argument("--screens", default=",".join(SCREENS))
+    parser.add_argument("--report", type=Path, help="write the overflow report here as JSON")
+    args = parser.parse_args()
+    scratch = Path(tempfile.mkdtemp(prefix="companion-shots-"))
+    os.environ["XDG_DATA_HOME"] = str(scratch / "data")
+    os.environ["XDG_CONFIG_HOME"] = str(scratch / "config")
+    sys.path.insert(0, str(ROOT))
+
+    from companion.ui.launch import build
+
+    first = args.sizes.split(",")[0]
+    app = build(None, size=first, gpio="mock", lang="en")
+    args.out.mkdir(parents=True, exist_ok=True)
+    overflows: list[dict[str, str]] = []
+
+    from kivy.clock import Clock
+    from kivy.core.window import Window
+
+    from companion.session import Player
+    from companion.ui.lang import TR
+    from companion.ui.widgets import FitLabel
+
+    plan = [(size, lang, screen) for size in args.sizes.split(",") for lang in args.langs.split(",")
+            for screen in args.screens.split(",")]
+
+    def setup(_dt: float) -> None:
+        players = [Player("Anna", "red"), Player("Bence", "blue"), Player("Csilla", "green"),
+                   Player("Дмитрий", "yellow")]
+        session = app.svc.start_session("dragons-gold", players)
+        session.add_timer("negotiation", 60)
+        session.toggle("negotiation")
+        session.setup_turns([p.name for p in players], 300)
+        session.pass_turn()
+        app.refresh()
+        Clock.schedule_once(lambda _dt: step(0), 0.5)
+
+    def step(i: int) -> None:
+        if i >= len(plan):
+            app.stop()
+            return
+        size, lang, screen = plan[i]
+        w, h = (int(v) for v in size.split("x"))
+        if tuple(Window.size) != (w, h):
+            Window.size = (w, h)
+        if TR.lang != lang:
+            app.set_language(lang)
+        app.manager.current = screen
+        Clock.schedule_once(lambda _dt: shoot(i), 0.35)
+
+    def shoot(i: int) -> None:
+        size, lang, screen = plan[i]
+        name = screen.replace(":", "-")
+        app.root_widget.export_to_png(str(args.out / f"{name}_{lang}_{size}.png"))
+        for widget in app.root_widget.walk():
+            if isinstance(widget, FitLabel) and widget.opacity > 0 and widget.get_root_window() is not None \
+                    and widget.text and widget.overflows:
+                overflows.append({"screen": screen, "lang": lang, "size": size, "text": widget.text,
+                                  "widget": f"{int(widget.width)}x{int(widget.height)}",
+                                  "texture": f"{int(widget.texture_size[0])}x{int(widget.texture_size[1])}"})
+        step(i + 1)
+
+    Clock.schedule_once(setup, 0.5)
+    app.run()
+    for o in overflows:
+        print(f"overflow: {o['screen']} {o['lang']} {o['size']}: {o['text']!r} needs {o['texture']} in "
+              f"{o['widget']}", file=sys.stderr)
+    if args.report:
+        args.report.write_text(json.dumps(overflows, ensure_ascii=False, indent=1))
+    print(f"{len(plan)} screenshots in {args.out}, {len(overflows)} overflowing labels", file=sys.stderr)
+    return 1 if overflows else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
