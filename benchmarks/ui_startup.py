@@ -70,7 +70,7 @@ def child(mode: str, seconds: float) -> None:
             Clock.schedule_once(finish, seconds)
 
         def finish(_dt: float) -> None:
-            gaps = [b - a for a, b in zip(flips, flips[1:])]
+            gaps = [b - a for a, b in zip(flips, flips[1:], strict=False)]
             print(json.dumps({"frame_gaps_s": gaps, "pump_s": pump_s, "appends_s": appends_s}), flush=True)
             app.stop()
 
@@ -116,14 +116,16 @@ def main() -> None:
         "animation": {"frames": len(gaps) + 1, "fps_median": 1 / statistics.median(gaps),
                       "frame_gap_ms_median": statistics.median(gaps) * 1000,
                       "frame_gap_ms_p99": pct(gaps, 0.99) * 1000,
-                      "pump_ms_median": statistics.median(pump) * 1000, "pump_ms_p99": pct(pump, 0.99) * 1000},
+                      "pump_ms_median": statistics.median(pump) * 1000,
+                      "pump_ms_p99": pct(pump, 0.99) * 1000},
         "store_append_ms": {"median": statistics.median(appends) * 1000, "p99": pct(appends, 0.99) * 1000},
     }
     if args.json:
         print(json.dumps(results, indent=2))
         return
     c, a, s = results["cold_start_s"], results["animation"], results["store_append_ms"]
-    print(f"cold start to first frame: median {c['median']:.2f} s, max {c['max']:.2f} s over {c['runs']} runs")
+    print(f"cold start to first frame: median {c['median']:.2f} s, max {c['max']:.2f} s "
+          f"over {c['runs']} runs")
     print(f"hourglass running: {a['frames']} frames, {a['fps_median']:.1f} fps median, frame gap median "
           f"{a['frame_gap_ms_median']:.1f} ms, p99 {a['frame_gap_ms_p99']:.1f} ms; core per frame median "
           f"{a['pump_ms_median']:.3f} ms, p99 {a['pump_ms_p99']:.3f} ms")
