@@ -148,7 +148,8 @@ class CompanionApp(App):  # type: ignore[misc]
         self.manager.current = name
 
     def started(self, game: str) -> None:
-        self.strip.note = self.svc.session.resume_note or "" if self.svc.session is not None else ""
+        note = self.svc.session.resume_note if self.svc.session is not None else None
+        self.strip.note = TR._(note) if note else ""
         self.refresh()
         self.manager.current = "timer" if game == "timer" else f"game:{game}"
 

@@ -65,7 +65,7 @@ def build(config_path: Path | None, *, size: str | None = None, fullscreen: bool
 
     store = Store.open(config.database_path)
     services = Services(config=config, config_path=config_path or default_config_path(), store=store,
-                        bus=EventBus(), clock=MonotonicClock(), status={})
+                        bus=EventBus(), clock=MonotonicClock())
     setup = choose_pin_factory(config["gpio.mode"])
     if setup.kind != "real":
         print(f"companion: {setup.note}", file=sys.stderr)

@@ -439,7 +439,8 @@ class SettingsScreen(BaseScreen):
             return
         self.pending.clear()
         self.message = TR._("Saved. Pin and GPIO changes take effect after a restart.")
-        TR.switch(self.svc.config["ui.language"]) if TR.lang != self.svc.config["ui.language"] else None
+        if TR.lang != self.svc.config["ui.language"]:
+            TR.switch(self.svc.config["ui.language"])
         self.build_rows()
 
 

@@ -5,7 +5,7 @@ Widgets get this object passed in; none of them reaches for the running app.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,10 +33,8 @@ class Services:
     store: Store
     bus: EventBus
     clock: MonotonicClock
-    status: dict[str, str]
     session: TableSession | None = None
     unlocked: bool = False
-    listeners: list[Any] = field(default_factory=list)
 
     def session_kwargs(self) -> dict[str, Any]:
         return {"tick_hz": self.config["timer.tick_hz"], "warnings_s": self.config["timer.warnings_s"]}
