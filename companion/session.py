@@ -30,7 +30,7 @@ PLAYER_COLOURS: tuple[str, ...] = ("red", "blue", "green", "yellow", "purple", "
 
 log = logging.getLogger(__name__)
 
-UNDOABLE_PREFIXES = ("timer.", "turn.")
+UNDOABLE_PREFIXES = ("timer.", "turn.", "score.")
 BASE_KINDS = ("session.started",)
 
 
@@ -101,6 +101,9 @@ class TableSession:
         self.game = ""
         self.players: tuple[Player, ...] = ()
         self.resume_note: str | None = None
+        self.score_sheet: dict[str, dict[str, int]] = {}
+        self.score_rules: str | None = None
+        self.result: dict[str, Any] | None = None
         self._log: list[StoredEvent] = []
         self._undone: list[StoredEvent] = []
 
@@ -169,6 +172,32 @@ class TableSession:
 
     def pause_turns(self) -> None:
         self._do("turn.pause", {})
+
+    # -- the end-of-game score sheet ----------------------------------------------------------
+
+    def set_score(self, player: str, field: str, value: int) -> None:
+        """One number on the score sheet (a disc count, a coin...), as the game's document names it."""
+        if player not in {p.name for p in self.players}:
+            raise InvalidInput("player", player, "is not at this table")
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise InvalidInput(field, value, "must be a whole number, 0 or more")
+        self._do("score.set", {"player": player, "field": field, "value": value})
+
+    def set_score_rules(self, rules: str) -> None:
+        self._do("score.rules", {"rules": rules})
+
+    def score_document(self) -> dict[str, Any]:
+        """The sheet as the game's ``companion score`` document (every player, missing counts 0)."""
+        sheet = {p.name: dict(self.score_sheet.get(p.name, {})) for p in self.players}
+        doc: dict[str, Any] = {"players": sheet}
+        if self.score_rules is not None:
+            doc["rules"] = self.score_rules
+        return doc
+
+    def finish_game(self, result: Mapping[str, Any]) -> None:
+        """Record the final result (what ``companion score`` answered) and end the session."""
+        self._do("game.finished", {"result": dict(result)})
+        self.finish()
 
     @property
     def can_undo(self) -> bool:
@@ -253,6 +282,12 @@ class TableSession:
             self.board.reset(str(data["name"]))
         elif kind == "timer.cancel":
             self.board.cancel(str(data["name"]))
+        elif kind == "score.set":
+            self.score_sheet.setdefault(str(data["player"]), {})[str(data["field"])] = int(data["value"])
+        elif kind == "score.rules":
+            self.score_rules = str(data["rules"])
+        elif kind == "game.finished":
+            self.result = dict(data["result"])
         elif kind == "turn.setup":
             self.turn_clock = TurnClock.for_players(data["players"], float(data["budget_s"]),
                                                     float(data["increment_s"]))
@@ -292,6 +327,7 @@ class TableSession:
         offset = self._clock.real.now() - self._wall()  # wall -> this boot's monotonic
         self.board.clear()
         self.turn_clock = None
+        self.score_sheet, self.score_rules, self.result = {}, None, None
         self._quiet.quiet = True
         try:
             for e in done:

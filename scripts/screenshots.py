@@ -62,6 +62,15 @@ def main() -> int:
         session.toggle("negotiation")
         session.setup_turns([p.name for p in players], 300)
         session.pass_turn()
+        session.set_score_rules("advanced")
+        sample = [{"silver": 6, "gold": 2, "red": 3, "black": 1, "blue": 3, "green": 2, "yellow": 1,
+                   "white": 1},
+                  {"silver": 4, "gold": 3, "red": 1, "blue": 3, "green": 1, "purple": 2, "white": 2},
+                  {"silver": 8, "gold": 1, "red": 2, "blue": 1, "green": 2, "purple": 2, "yellow": 3},
+                  {"silver": 2, "gold": 4, "purple": 1, "yellow": 2}]
+        for player, counts in zip(players, sample, strict=True):
+            for field, value in counts.items():
+                session.set_score(player.name, field, value)
         app.refresh()
         Clock.schedule_once(lambda _dt: step(0), 0.5)
 

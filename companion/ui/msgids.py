@@ -15,6 +15,8 @@ MSGIDS = [
     N_("auto"), N_("active"), N_("tonal"), N_("en"), N_("hu"), N_("ru"),
     # games
     N_("Sand-timer"), N_("Dragon's Gold"), N_("Volatio"), N_("Gold!"), N_("Drakon"),
+    # Dragon's Gold discs (the colours below name the gems)
+    N_("silver"), N_("gold"),
     # player colours
     N_("red"), N_("blue"), N_("green"), N_("yellow"), N_("purple"), N_("orange"), N_("white"), N_("black"),
     # settings rows

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.errors import CompanionError, TimerStateError
+from companion.errors import CompanionError, InvalidInput, TimerStateError
 from companion.events import EventBus, TimerExpired, TimerRestored, TimerStarted
 from companion.session import Player, SessionRebuilt, TableSession
 from companion.store import Store
@@ -169,3 +169,31 @@ def test_session_resume_equals_the_live_state(script: list[str]) -> None:
         live, back = s.board[name], again.board[name]
         assert back.phase == live.phase
         assert back.remaining_s(clock.now()) == pytest.approx(live.remaining_s(clock.now()))
+
+
+def test_session_score_sheet_is_logged_undoable_and_scores_like_the_cli(store: Store, clock: FakeClock,
+                                                                         bus: EventBus) -> None:
+    from companion.games import dragons_gold
+
+    s = TableSession.start(store, "dragons-gold", [Player("A", "red"), Player("B", "blue"), Player("C", "green")],
+                           clock, bus, wall=Wall(), boot="boot-1")
+    s.set_score_rules("advanced")
+    s.set_score("A", "gold", 4)
+    s.set_score("B", "black", 1)
+    s.set_score("B", "green", 2)
+    s.undo()
+    assert s.score_document() == {"rules": "advanced", "players": {"A": {"gold": 4}, "B": {"black": 1}, "C": {}}}
+    out = dragons_gold.score_document(s.score_document())
+    assert out["scores"] == {"A": 12, "B": 19, "C": 0}
+    s.finish_game(out)
+    again = TableSession.resume(store, s.id, clock, EventBus(), wall=Wall(), boot="boot-1")
+    assert again.result == out and again.score_document() == s.score_document()
+    assert store.open_session() is None
+
+
+def test_session_score_sheet_refuses_strangers_and_negatives(store: Store, clock: FakeClock, bus: EventBus) -> None:
+    s = start(store, clock, bus, Wall())
+    with pytest.raises(InvalidInput, match="not at this table"):
+        s.set_score("Zoltán", "gold", 1)
+    with pytest.raises(InvalidInput, match="0 or more"):
+        s.set_score("Anna", "gold", -1)

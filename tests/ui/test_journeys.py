@@ -63,6 +63,11 @@ def test_ui_long_press_resets(tmp_path: Path, display: str) -> None:
     assert drive("long_press_reset", scratch(tmp_path), display) == [{"ok": True}]
 
 
+def test_ui_dragons_gold_scoring_matches_the_cli(tmp_path: Path, display: str) -> None:
+    [out] = drive("dragons_gold_scoring", scratch(tmp_path), display)
+    assert out == {"simple": {"A": 46, "B": 50, "C": 49, "D": 14}, "advanced": {"A": 34, "B": 34, "C": 33, "D": 14}}
+
+
 def test_ui_sigkill_and_resume(tmp_path: Path, display: str) -> None:
     """kill -9 while a timer runs; the next start resumes it with the right time left."""
     env = {**os.environ, **scratch(tmp_path), "DISPLAY": display}
