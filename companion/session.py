@@ -30,7 +30,7 @@ PLAYER_COLOURS: tuple[str, ...] = ("red", "blue", "green", "yellow", "purple", "
 
 log = logging.getLogger(__name__)
 
-UNDOABLE_PREFIXES = ("timer.", "turn.", "score.")
+UNDOABLE_PREFIXES = ("timer.", "turn.", "score.", "play.")
 BASE_KINDS = ("session.started",)
 
 
@@ -101,9 +101,11 @@ class TableSession:
         self.game = ""
         self.players: tuple[Player, ...] = ()
         self.resume_note: str | None = None
-        self.score_sheet: dict[str, dict[str, int]] = {}
+        self.score_sheet: dict[str, dict[str, Any]] = {}
         self.score_rules: str | None = None
+        self.score_options: dict[str, Any] = {}
         self.result: dict[str, Any] | None = None
+        self.play_log: list[tuple[str, dict[str, Any], float]] = []  # (kind, data, t_mono)
         self._log: list[StoredEvent] = []
         self._undone: list[StoredEvent] = []
 
@@ -175,13 +177,32 @@ class TableSession:
 
     # -- the end-of-game score sheet ----------------------------------------------------------
 
-    def set_score(self, player: str, field: str, value: int) -> None:
-        """One number on the score sheet (a disc count, a coin...), as the game's document names it."""
+    def set_score(self, player: str, field: str, value: Any) -> None:
+        """One entry on the score sheet, as the game's ``companion score`` document names it: a
+        count (Dragon's Gold), a list of cards (Gold!), a list of coins or a flag (Drakon).
+
+        The game's screen checks the whole sheet with the game's ``score_document`` first.
+        """
         if player not in {p.name for p in self.players}:
             raise InvalidInput("player", player, "is not at this table")
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        if isinstance(value, int) and not isinstance(value, bool) and value < 0:
             raise InvalidInput(field, value, "must be a whole number, 0 or more")
+        if not isinstance(value, (int, str, list, bool)):
+            raise InvalidInput(field, value, "must be a number, a text, a flag or a list")
         self._do("score.set", {"player": player, "field": field, "value": value})
+
+    def set_score_option(self, key: str, value: Any) -> None:
+        """A sheet-wide option of the game's document (``variant`` for Drakon)."""
+        self._do("score.option", {"key": key, "value": value})
+
+    def record_play(self, kind: str, data: Mapping[str, Any]) -> None:
+        """One move of a game's play screen (``place``, ``kill``, ``crash``...), logged and undoable.
+
+        The game's screen folds :attr:`play_log` with its rules module; the session only keeps it.
+        """
+        if not kind.replace("_", "").replace(".", "").isalnum():
+            raise InvalidInput("kind", kind, "must be letters, digits, '_' and '.'")
+        self._do("play." + kind, dict(data))
 
     def set_score_rules(self, rules: str) -> None:
         self._do("score.rules", {"rules": rules})
@@ -189,7 +210,7 @@ class TableSession:
     def score_document(self) -> dict[str, Any]:
         """The sheet as the game's ``companion score`` document (every player, missing counts 0)."""
         sheet = {p.name: dict(self.score_sheet.get(p.name, {})) for p in self.players}
-        doc: dict[str, Any] = {"players": sheet}
+        doc: dict[str, Any] = {**self.score_options, "players": sheet}
         if self.score_rules is not None:
             doc["rules"] = self.score_rules
         return doc
@@ -283,7 +304,11 @@ class TableSession:
         elif kind == "timer.cancel":
             self.board.cancel(str(data["name"]))
         elif kind == "score.set":
-            self.score_sheet.setdefault(str(data["player"]), {})[str(data["field"])] = int(data["value"])
+            self.score_sheet.setdefault(str(data["player"]), {})[str(data["field"])] = data["value"]
+        elif kind == "score.option":
+            self.score_options[str(data["key"])] = data["value"]
+        elif kind.startswith("play."):
+            self.play_log.append((kind[5:], dict(data), now))
         elif kind == "score.rules":
             self.score_rules = str(data["rules"])
         elif kind == "game.finished":
@@ -327,7 +352,8 @@ class TableSession:
         offset = self._clock.real.now() - self._wall()  # wall -> this boot's monotonic
         self.board.clear()
         self.turn_clock = None
-        self.score_sheet, self.score_rules, self.result = {}, None, None
+        self.score_sheet, self.score_rules, self.score_options, self.result = {}, None, {}, None
+        self.play_log = []
         self._quiet.quiet = True
         try:
             for e in done:

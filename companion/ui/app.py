@@ -22,8 +22,8 @@ from kivy.uix.screenmanager import NoTransition, ScreenManager
 from companion.errors import CompanionError
 from companion.events import TimerEvent, TimerExpired, TimerReset, TimerStarted
 from companion.session import SessionRebuilt
+from companion.ui.games import screen_class
 from companion.ui.lang import TR
-from companion.ui.scoring import DragonsGoldScoreScreen
 from companion.ui.screens import GameScreen, HomeScreen, SettingsScreen, TimerScreen, TurnScreen
 from companion.ui.services import GAMES, Services
 from companion.ui.theme import THEME, register_font
@@ -95,9 +95,15 @@ class CompanionApp(App):  # type: ignore[misc]
                               TurnScreen(name="turns", svc=self.svc, notify=notify),
                               SettingsScreen(name="settings", svc=self.svc, notify=notify,
                                              ports=self.hw.ports, cameras=self.hw.cameras)]
-        screens.append(DragonsGoldScoreScreen(name="game:dragons-gold", svc=self.svc, notify=notify))
-        screens += [GameScreen(name=f"game:{key}", svc=self.svc, notify=notify, game=key, title=title)
-                    for key, title in GAMES if key not in ("timer", "dragons-gold")]
+        for key, title in GAMES:
+            if key == "timer":
+                continue
+            own = screen_class(key)
+            if own is not None:
+                screens.append(own(name=f"game:{key}", svc=self.svc, notify=notify))
+            else:
+                screens.append(GameScreen(name=f"game:{key}", svc=self.svc, notify=notify, game=key,
+                                          title=title))
         for screen in screens:
             self.manager.add_widget(screen)
             self._screens[screen.name] = screen

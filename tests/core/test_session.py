@@ -197,3 +197,18 @@ def test_session_score_sheet_refuses_strangers_and_negatives(store: Store, clock
         s.set_score("Zoltán", "gold", 1)
     with pytest.raises(InvalidInput, match="0 or more"):
         s.set_score("Anna", "gold", -1)
+
+
+def test_session_play_log_is_undoable_and_survives_resume(store: Store, clock: FakeClock, bus: EventBus) -> None:
+    s = start(store, clock, bus, Wall())
+    s.record_play("volatio.reveal", {"dragon": "Anna", "speed": 400})
+    clock.advance(3)
+    s.record_play("volatio.crash", {"dragon": "Anna", "kind": "base"})
+    s.undo()
+    assert [(k, d) for k, d, _t in s.play_log] == [("volatio.reveal", {"dragon": "Anna", "speed": 400})]
+    s.redo()
+    again = TableSession.resume(store, s.id, clock, EventBus(), wall=Wall(), boot="boot-1")
+    assert [k for k, _d, _t in again.play_log] == ["volatio.reveal", "volatio.crash"]
+    assert again.play_log[1][2] == s.play_log[1][2] == 1003.0  # the move's monotonic time comes back
+    with pytest.raises(InvalidInput, match="letters, digits"):
+        s.record_play("bad kind!", {})

@@ -1,4 +1,4 @@
-"""The end-of-game score sheet for Dragon's Gold, scored by the rules core, with a bar chart.
+"""Dragon's Gold on the touch screen: the end-of-game score sheet, scored by the rules core.
 
 Every number goes through the session log (undoable, resumable); each change is checked with
 the game's own ``score_document`` first, so a count the box cannot hold is refused on the spot
@@ -9,45 +9,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from kivy.graphics import Color, Rectangle
-from kivy.properties import DictProperty, ListProperty, StringProperty
+from kivy.properties import ListProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
-from kivy.uix.popup import Popup
-from kivy.uix.widget import Widget
 
 from companion.errors import CompanionError
 from companion.games import dragons_gold
 from companion.ui.lang import TR
+from companion.ui.results import ResultsPopup
 from companion.ui.screens import BaseScreen
 from companion.ui.theme import PLAYER_RGB, rgb
 from companion.ui.widgets import FitLabel, Stepper, TouchButton
 
 DISC_FIELDS: tuple[str, ...] = tuple(d.value for d in dragons_gold.Disc)
-
-
-class BarChart(Widget):  # type: ignore[misc]
-    """Horizontal-free, plain bars: one per player, height by score, in the player's colour."""
-
-    scores = DictProperty({})
-    colours = DictProperty({})
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        for prop in ("pos", "size", "scores", "colours"):
-            self.fbind(prop, self._redraw)
-
-    def _redraw(self, *_: Any) -> None:
-        self.canvas.clear()
-        if not self.scores:
-            return
-        top = max(max(self.scores.values()), 1)
-        n = len(self.scores)
-        slot = self.width / n
-        with self.canvas:
-            for i, (name, score) in enumerate(self.scores.items()):
-                Color(rgba=rgb(PLAYER_RGB.get(self.colours.get(name, ""), "#ffd21f")))
-                h = max(2.0, (self.height - 2) * max(0, score) / top)
-                Rectangle(pos=(self.x + i * slot + slot * 0.15, self.y), size=(slot * 0.7, h))
 
 
 class DiscCounter(BoxLayout):  # type: ignore[misc]
@@ -167,10 +140,4 @@ class DragonsGoldScoreScreen(BaseScreen):
         ResultsPopup(scores=out["scores"], winners=out["winners"], colours=colours).open()
 
 
-class ResultsPopup(Popup):  # type: ignore[misc]
-    scores = DictProperty({})
-    winners = ListProperty([])
-    colours = DictProperty({})
-
-    def winners_text(self, winners: list[str]) -> str:
-        return TR._("Winner") + ": " + ", ".join(winners)
+SCREEN = DragonsGoldScoreScreen

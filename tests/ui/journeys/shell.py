@@ -1,0 +1,160 @@
+"""Journeys through the app's shell: the sand-timer, the turn clock, settings, languages,
+undo/redo, and the kill-and-resume pair."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.ui.kit import find, hold, pin_states, result, screen, tap, until
+
+
+async def negotiation(app: Any) -> None:
+    """Start a negotiation timer, pause, flip, add time, let it expire: buzzer and LED bar."""
+    await tap(app, find(app, "TouchButton", "Start"))
+    timer = screen(app, "timer")
+    assert app.manager.current == "timer"
+    await tap(app, timer.ids.preset_negotiation)
+    session = app.svc.session
+    assert session.board["negotiation"].is_running
+    assert pin_states(app, 5)[-1] == 1  # the LED bar is full
+    await app.async_sleep(0.6)
+    await tap(app, timer.ids.toggle)  # pause
+    assert timer.phase == "paused"
+    left = session.board["negotiation"].remaining_s(session.now())
+    await tap(app, timer.ids.flip)
+    flipped = session.board["negotiation"].remaining_s(session.now())
+    assert abs(flipped - (6.0 - left)) < 0.01, (left, flipped)
+    await tap(app, timer.ids.plus)
+    assert abs(session.board["negotiation"].remaining_s(session.now()) - (flipped + 10)) < 0.01
+    await tap(app, timer.ids.minus)
+    await tap(app, timer.ids.toggle)  # resume
+    assert timer.phase == "running"
+    await until(app, lambda: timer.phase == "expired", timeout=12)
+    await app.async_sleep(0.2)
+    buzzer = pin_states(app, 18)
+    assert 1.0 in buzzer[-6:], buzzer  # the alarm sounded
+    assert all(pin_states(app, p)[-1] == 0 for p in (5, 6, 13, 19, 26, 16, 20, 21))  # the bar drained
+    assert app.root_widget.flash[3] == 1 or app._flash_until > 0  # the screen flashes
+    assert timer.digits == "0:00"
+    result(expired=True, buzzer_edges=buzzer.count(1.0))
+
+
+async def turn_clock(app: Any) -> None:
+    """Four players, the turn clock, three taps."""
+    home = screen(app, "home")
+    for name in ("Anna", "Bence", "Csilla", "Dávid"):
+        home.ids.name_input.text = name  # typed on Kivy's on-screen keyboard at a real table
+        await tap(app, home.ids.add_player)
+    await tap(app, find(app, "TouchButton", "Dragon's Gold"))
+    await tap(app, home.ids.start)
+    await tap(app, find(app, "TouchButton", "Turns"))
+    turns = screen(app, "turns")
+    await tap(app, turns.ids.setup)
+    assert [p.name for p in reversed(turns.ids.panels.children)] == ["Anna", "Bence", "Csilla", "Dávid"]
+    await tap(app, turns.ids.next)  # starts the clock: Anna
+    await app.async_sleep(0.5)
+    await tap(app, turns.ids.next)  # Bence
+    await tap(app, turns.ids.next)  # Csilla
+    tc = app.svc.session.turn_clock
+    assert tc.player == "Csilla"
+    now = app.svc.session.now()
+    assert 299.0 < tc.remaining_s("Anna", now) < 299.7
+    current = [p.name for p in turns.ids.panels.children if p.current]
+    assert current == ["Csilla"]
+    result(player=tc.player)
+
+
+async def settings_pin(app: Any) -> None:
+    """Kiosk mode: the settings need the PIN; change the language and save."""
+    await tap(app, find(app, "TouchButton", "Settings"))
+    settings = screen(app, "settings")
+    assert settings.ids.pages.current == "locked"
+    pad = settings.ids.pinpad
+    for digit in "1111":
+        await tap(app, find(app, "TouchButton", digit))
+    await tap(app, find(app, "TouchButton", "OK"))
+    assert settings.message == "Wrong PIN" and settings.ids.pages.current == "locked"
+    for digit in "2468":
+        await tap(app, find(app, "TouchButton", digit))
+    assert pad.code == "2468"
+    await tap(app, find(app, "TouchButton", "OK"))
+    assert settings.ids.pages.current == "settings"
+    # Inside a ScrollView a touch reaches the button once the view decides it is not a scroll.
+    await tap(app, find(app, "TouchButton", "hu"), duration=0.35)
+    assert settings.pending == {"ui.language": "hu"}, settings.pending
+    await tap(app, settings.ids.save)
+    text = app.svc.config_path.read_text()
+    assert settings.message.startswith("Saved") or settings.message.startswith("Elmentve"), settings.message
+    assert 'language = "hu"' in text, text
+    await app.wait_clock_frames(3)
+    assert find(app, "TouchButton", "Beállítások") is not None
+    result(config=text)
+
+
+async def language(app: Any) -> None:
+    """Switch the language at run time from the Home screen."""
+    await tap(app, find(app, "TouchButton", "Русский"))
+    assert find(app, "TouchButton", "Таймер") is not None
+    await tap(app, find(app, "TouchButton", "Magyar"))
+    assert find(app, "TouchButton", "Időzítő") is not None
+    await tap(app, find(app, "TouchButton", "English"))
+    assert find(app, "TouchButton", "Timer") is not None
+    result(ok=True)
+
+
+async def undo_redo(app: Any) -> None:
+    """+10 s, undo it, redo it."""
+    await tap(app, find(app, "TouchButton", "Start"))
+    timer = screen(app, "timer")
+    await tap(app, timer.ids.preset_market)
+    await tap(app, timer.ids.toggle)  # pause, so the numbers hold still
+    session = app.svc.session
+    left = session.board["market"].remaining_s(session.now())
+    await tap(app, timer.ids.plus)
+    assert abs(session.board["market"].remaining_s(session.now()) - (left + 10)) < 0.01
+    await tap(app, app.nav.ids.undo)
+    assert abs(session.board["market"].remaining_s(session.now()) - left) < 0.01
+    await tap(app, app.nav.ids.redo)
+    assert abs(session.board["market"].remaining_s(session.now()) - (left + 10)) < 0.01
+    await tap(app, app.nav.ids.undo)
+    await tap(app, app.nav.ids.undo)  # the pause
+    assert session.board["market"].is_running
+    result(ok=True)
+
+
+async def long_press_reset(app: Any) -> None:
+    """A long press on the big button resets the timer."""
+    await tap(app, find(app, "TouchButton", "Start"))
+    timer = screen(app, "timer")
+    await tap(app, timer.ids.preset_market)
+    await app.async_sleep(0.3)
+    await hold(app, timer.ids.toggle)
+    assert timer.phase == "idle", timer.phase
+    result(ok=True)
+
+
+async def run_and_wait(app: Any) -> None:
+    """For the kill test: a running negotiation timer with 10 s added, then wait to be killed."""
+    await tap(app, find(app, "TouchButton", "Start"))
+    timer = screen(app, "timer")
+    await tap(app, timer.ids.preset_negotiation)
+    await tap(app, timer.ids.plus)
+    session = app.svc.session
+    result(session=session.id, remaining=session.board["negotiation"].remaining_s(session.now()),
+           t_mono=session.now())
+    await app.async_sleep(600)
+
+
+async def resume(app: Any) -> None:
+    """For the kill test: resume from Home and report the timer."""
+    home = screen(app, "home")
+    assert home.can_resume
+    await tap(app, home.ids.resume)
+    session = app.svc.session
+    timer = session.board["negotiation"]
+    result(session=session.id, phase=timer.phase.value, remaining=timer.remaining_s(session.now()),
+           t_mono=session.now(), screen=app.manager.current)
+
+
+JOURNEYS = {f.__name__: f for f in (negotiation, turn_clock, settings_pin, language, undo_redo,
+                                     long_press_reset, run_and_wait, resume)}
