@@ -69,8 +69,6 @@ def build_parser() -> _Parser:
     timer.add_argument("--json", action="store_true", help="one JSON event per line on stdout")
     timer.add_argument("--repeat", action="store_true",
                        help="after the alarm, reset and wait for the button (a sand-timer station)")
-    timer.add_argument("--config", type=Path, metavar="PATH", default=argparse.SUPPRESS,
-                       help=argparse.SUPPRESS)
     timer.set_defaults(run=run_timer)
 
     score = commands.add_parser("score", help="a game's end scoring from a JSON document")
@@ -91,19 +89,26 @@ def build_parser() -> _Parser:
     speed.add_argument("--json", action="store_true", help="answer in JSON")
     speed.set_defaults(run=run_volatio_speed)
 
+    export = commands.add_parser("export", help="finished plays for BG Stats (JSON or link) or as CSV")
+    export.add_argument("--format", choices=("bgstats", "bgstats-link", "csv"), default="bgstats")
+    export.add_argument("--session", type=int, metavar="N", help="one session (default: the last finished)")
+    export.add_argument("--game", help="csv: only this game's plays")
+    export.add_argument("--out", type=Path, metavar="FILE", help="write here instead of standard output")
+    export.set_defaults(run=run_export)
+
     app = commands.add_parser("app", help="the touch app (the default command)")
     app.add_argument("--size", metavar="WxH", help="window size, like 800x480 (default: config)")
     app.add_argument("--fullscreen", action="store_true", default=None, help="fill the screen")
     app.add_argument("--lang", choices=("en", "hu", "ru"), help="language (default: config)")
     app.add_argument("--gpio", choices=("auto", "real", "mock", "off"), help="pins (default: config)")
-    app.add_argument("--config", type=Path, metavar="PATH", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     app.set_defaults(run=run_app)
 
     doctor = commands.add_parser("doctor", help="what this machine has: board, pins, ports, camera")
     doctor.add_argument("--json", action="store_true", help="answer in JSON")
-    doctor.add_argument("--config", type=Path, metavar="PATH", default=argparse.SUPPRESS,
-                        help=argparse.SUPPRESS)
     doctor.set_defaults(run=run_doctor)
+    for sub in commands.choices.values():  # --config after the command works too
+        sub.add_argument("--config", type=Path, metavar="PATH", default=argparse.SUPPRESS,
+                         help=argparse.SUPPRESS)
     return parser
 
 
@@ -239,6 +244,46 @@ def _signals_interrupt() -> Callable[[], None]:
         signal.signal(signal.SIGTERM, previous)
 
     return restore
+
+
+# -- companion export -------------------------------------------------------------------------
+
+
+def run_export(args: argparse.Namespace) -> int:
+    """Finished plays from the session store, for BG Stats or a spreadsheet."""
+    from companion.export import to_bgstats, to_bgstats_link, to_csv
+    from companion.games import find_game
+    from companion.history import finished_plays
+    from companion.store import Store
+
+    config = load_config(args.config)
+    store = Store.open(config.database_path)
+    try:
+        game = find_game(args.game).key if args.game else None
+        plays = finished_plays(store, game)
+    finally:
+        store.close()
+    if args.session is not None:
+        plays = [(sid, p) for sid, p in plays if sid == args.session]
+        if not plays:
+            raise InvalidInput("--session", args.session, "no finished play has this number")
+    if not plays:
+        raise InvalidInput("--game" if game else "database", args.game or str(config.database_path),
+                           "holds no finished play yet")
+    if args.format == "csv":
+        text = to_csv([p for _sid, p in plays])
+    elif args.format == "bgstats-link":
+        text = to_bgstats_link(plays[-1][1]) + "\n"
+    else:
+        text = to_bgstats(plays[-1][1]) + "\n"
+    if args.out is None:
+        sys.stdout.write(text)
+    else:
+        try:
+            args.out.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise InvalidInput("--out", str(args.out), f"cannot write it ({exc.strerror})") from None
+    return EXIT_OK
 
 
 # -- companion app ----------------------------------------------------------------------------

@@ -97,3 +97,36 @@ def test_rules_volatio_speed_bad_input_exit_2(args: list[str]) -> None:
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1
     assert "Traceback" not in done.stderr
+
+
+def test_export_finished_play_as_bgstats_and_csv(tmp_path: Path) -> None:
+    import os
+
+    from companion.events import EventBus
+    from companion.games import dragons_gold
+    from companion.session import Player, TableSession
+    from companion.store import Store
+    from tests.conftest import FakeClock
+
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    done = subprocess.run([sys.executable, "-m", "companion", "export"], capture_output=True, text=True, env=env)
+    assert done.returncode == 2 and "holds no finished play yet" in done.stderr
+    store = Store.open(tmp_path / "data" / "table-companion" / "companion.sqlite3")
+    s = TableSession.start(store, "dragons-gold", [Player("Anna", "red"), Player("Béla", "blue"),
+                                                    Player("Вика", "green")], FakeClock(), EventBus(), boot="b")
+    s.set_score("Béla", "gold", 2)
+    s.finish_game(dragons_gold.score_document(s.score_document()))
+    store.close()
+    done = subprocess.run([sys.executable, "-m", "companion", "export", "--format", "bgstats"], capture_output=True,
+                          text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    play = json.loads(done.stdout)
+    assert play["game"]["name"] == "Dragon's Gold"
+    assert [(p["name"], p["winner"]) for p in play["players"]] == [("Anna", False), ("Béla", True), ("Вика", False)]
+    out = tmp_path / "plays.csv"
+    done = subprocess.run([sys.executable, "-m", "companion", "export", "--format", "csv", "--out", str(out)],
+                          capture_output=True, text=True, env=env)
+    assert done.returncode == 0 and out.read_text().splitlines()[0].startswith("date,")
+    done = subprocess.run([sys.executable, "-m", "companion", "export", "--session", "99"], capture_output=True,
+                          text=True, env=env)
+    assert done.returncode == 2 and done.stderr.strip() == "companion: --session: no finished play has this number (got 99)"

@@ -1,0 +1,45 @@
+from __future__ import annotations
+
+import json
+
+from companion.events import EventBus
+from companion.export import to_bgstats, to_csv
+from companion.games import dragons_gold
+from companion.history import finished_plays, play_from_log
+from companion.session import Player, TableSession
+from companion.store import Store
+from tests.conftest import FakeClock
+
+
+def finished_session(store: Store, wall: float) -> int:
+    clock = FakeClock()
+    s = TableSession.start(store, "dragons-gold", [Player("Anna", "red"), Player("Бора", "blue"),
+                                                    Player("Csaba", "green")], clock, EventBus(),
+                           wall=lambda: wall, boot="b")
+    s.set_score("Anna", "gold", 3)
+    s.set_score("Бора", "gold", 3)
+    s.set_score("Csaba", "silver", 2)
+    s.finish_game(dragons_gold.score_document(s.score_document()))
+    return s.id
+
+
+def test_history_reads_finished_plays_with_ranks_and_winners() -> None:
+    store = Store.open(":memory:")
+    sid = finished_session(store, 1_700_000_000.0)
+    TableSession.start(store, "gold", [Player("X", "red"), Player("Y", "blue")], FakeClock(), EventBus(),
+                       wall=lambda: 1.0, boot="b")  # not finished: not history
+    [(got_id, play)] = finished_plays(store)
+    assert got_id == sid and play.game_name == "Dragon's Gold"
+    assert [(p.name, p.score, p.is_winner, p.rank) for p in play.players] == [
+        ("Anna", 9, True, 1), ("Бора", 9, True, 1), ("Csaba", 2, False, 3)]
+    assert play_from_log(sid + 1, store) is None
+
+
+def test_history_exports_to_bgstats_and_csv() -> None:
+    store = Store.open(":memory:")
+    finished_session(store, 1_700_000_000.0)
+    [(_sid, play)] = finished_plays(store)
+    doc = json.loads(to_bgstats(play))
+    assert {p["name"] for p in doc["players"]} == {"Anna", "Бора", "Csaba"}
+    assert sorted(p["name"] for p in doc["players"] if p["winner"]) == ["Anna", "Бора"]
+    assert to_csv([play]).count("\n") == 4
