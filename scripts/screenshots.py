@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SIZES = ("800x480", "1280x720", "720x1280")
 LANGS = ("en", "hu", "ru")
-SCREENS = ("home", "timer", "turns", "settings", "game:dragons-gold", "game:volatio", "game:gold",
+SCREENS = ("home", "timer", "turns", "settings", "history", "game:dragons-gold", "game:volatio", "game:gold",
            "game:drakon")
 
 
@@ -57,6 +57,14 @@ def main() -> int:
     def setup(_dt: float) -> None:
         players = [Player("Anna", "red"), Player("Bence", "blue"), Player("Csilla", "green"),
                    Player("Дмитрий", "yellow")]
+        from companion.games import dragons_gold
+
+        for silver in (2, 5):  # two finished games, for the history chart
+            past = app.svc.start_session("dragons-gold", players)
+            for i, p in enumerate(players):
+                past.set_score(p.name, "silver", silver + 2 * i)
+                past.set_score(p.name, "gold", (silver + i) % 4)
+            past.finish_game(dragons_gold.score_document(past.score_document()))
         session = app.svc.start_session("dragons-gold", players)
         session.add_timer("negotiation", 60)
         session.toggle("negotiation")

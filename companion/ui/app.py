@@ -23,7 +23,9 @@ from companion.errors import CompanionError
 from companion.events import TimerEvent, TimerExpired, TimerReset, TimerStarted
 from companion.session import SessionRebuilt
 from companion.ui.games import screen_class
+from companion.ui.history import HistoryScreen
 from companion.ui.lang import TR
+from companion.ui.results import LineChart  # noqa: F401 - the history screen's kv names it
 from companion.ui.screens import GameScreen, HomeScreen, SettingsScreen, TimerScreen, TurnScreen
 from companion.ui.services import GAMES, Services
 from companion.ui.theme import THEME, register_font
@@ -92,6 +94,7 @@ class CompanionApp(App):  # type: ignore[misc]
         home = HomeScreen(name="home", svc=self.svc, notify=notify, choose_language=self.set_language,
                           session_started=self.started)
         screens: list[Any] = [home, TimerScreen(name="timer", svc=self.svc, notify=notify),
+                              HistoryScreen(name="history", svc=self.svc, notify=notify),
                               TurnScreen(name="turns", svc=self.svc, notify=notify),
                               SettingsScreen(name="settings", svc=self.svc, notify=notify,
                                              ports=self.hw.ports, cameras=self.hw.cameras)]

@@ -49,3 +49,43 @@ class ResultsPopup(Popup):  # type: ignore[misc]
 
     def winners_text(self, winners: list[str]) -> str:
         return TR._("Winner") + ": " + ", ".join(winners)
+
+
+class LineChart(Widget):  # type: ignore[misc]
+    """Scores over time: one line per player across past plays (x: the play, y: the score)."""
+
+    series = ListProperty([])  # [(name, colour name, [(play index, score), ...]), ...]
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        for prop in ("pos", "size", "series"):
+            self.fbind(prop, self._redraw)
+
+    def _redraw(self, *_: Any) -> None:
+        from kivy.graphics import Line
+
+        self.canvas.clear()
+        points = [p for _n, _c, pts in self.series for p in pts]
+        if not points:
+            return
+        x_max = max(max(x for x, _y in points), 1)
+        y_min = min(0, min(y for _x, y in points))
+        y_max = max(max(y for _x, y in points), y_min + 1)
+        pad = 8.0
+
+        def at(x: float, y: float) -> tuple[float, float]:
+            return (self.x + pad + (self.width - 2 * pad) * x / x_max,
+                    self.y + pad + (self.height - 2 * pad) * (y - y_min) / (y_max - y_min))
+
+        with self.canvas:
+            Color(rgba=[0.5, 0.5, 0.5, 1])
+            Line(points=[*at(0, y_min), *at(x_max, y_min)], width=1)
+            Line(points=[*at(0, y_min), *at(0, y_max)], width=1)
+            for _name, colour, pts in self.series:
+                Color(rgba=rgb(PLAYER_RGB.get(colour, "#ffd21f")))
+                flat = [c for x, y in sorted(pts) for c in at(x, y)]
+                if len(flat) >= 4:
+                    Line(points=flat, width=2)
+                for x, y in pts:
+                    cx, cy = at(x, y)
+                    Rectangle(pos=(cx - 4, cy - 4), size=(8, 8))

@@ -68,6 +68,11 @@ def test_ui_dragons_gold_scoring_matches_the_cli(tmp_path: Path, display: str) -
     assert out == {"simple": {"A": 46, "B": 50, "C": 49, "D": 14}, "advanced": {"A": 34, "B": 34, "C": 33, "D": 14}}
 
 
+def test_ui_history_chart_and_exports(tmp_path: Path, display: str) -> None:
+    [_scored, out] = drive("history_after_scoring", scratch(tmp_path), display)
+    assert out == {"exported": ["play-1.bgstats.json", "plays.csv"]}
+
+
 def test_ui_sigkill_and_resume(tmp_path: Path, display: str) -> None:
     """kill -9 while a timer runs; the next start resumes it with the right time left."""
     env = {**os.environ, **scratch(tmp_path), "DISPLAY": display}
@@ -103,5 +108,5 @@ def test_ui_screenshots_have_no_clipped_text(tmp_path: Path, display: str) -> No
     assert json.loads(report.read_text()) == [], done.stderr[-2000:]
     assert done.returncode == 0
     shots = sorted(p.name for p in (tmp_path / "shots").glob("*.png"))
-    assert len(shots) == 8 * 3 * 3
+    assert len(shots) == 9 * 3 * 3
     assert "timer_hu_720x1280.png" in shots and "settings_ru_1280x720.png" in shots

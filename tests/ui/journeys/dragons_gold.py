@@ -50,4 +50,28 @@ async def dragons_gold_scoring(app: Any) -> None:
     result(**answers)
 
 
-JOURNEYS = {f.__name__: f for f in (dragons_gold_scoring,)}
+async def history_after_scoring(app: Any) -> None:
+    """Finish a Dragon's Gold game, then find it in History: the chart and the exports."""
+    from pathlib import Path
+
+    await dragons_gold_scoring(app)
+    popup = next(w for w in app.root_window.children if type(w).__name__ == "ResultsPopup")
+    popup.dismiss()
+    await app.wait_clock_frames(3)
+    await tap(app, find(app, "TouchButton", "Home"))
+    await tap(app, screen(app, "home").ids.history)
+    history = screen(app, "history")
+    assert app.manager.current == "history"
+    assert {name for name, _c, _pts in history.series} == set(EXAMPLE_1)
+    assert dict((name, pts) for name, _c, pts in history.series)["B"] == [(0, 34.0)]
+    await tap(app, history.ids.export_csv)
+    await tap(app, history.ids.export_bgstats)
+    folder = Path(app.svc.config.database_path).parent / "exports"
+    csv_text = (folder / "plays.csv").read_text()
+    bgstats = json.loads(next(folder.glob("play-*.bgstats.json")).read_text())
+    assert csv_text.count("Dragon's Gold") == 4
+    assert sorted(p["name"] for p in bgstats["players"] if p["winner"]) == ["A", "B"]
+    result(exported=sorted(p.name for p in folder.iterdir()))
+
+
+JOURNEYS = {f.__name__: f for f in (dragons_gold_scoring, history_after_scoring)}
