@@ -30,8 +30,24 @@ PLAYER_COLOURS: tuple[str, ...] = ("red", "blue", "green", "yellow", "purple", "
 
 log = logging.getLogger(__name__)
 
-UNDOABLE_PREFIXES = ("timer.", "turn.", "score.", "play.")
+UNDOABLE_PREFIXES = ("timer.", "turn.", "score.", "play.", "table.")
 BASE_KINDS = ("session.started",)
+
+
+SEAT_LAYOUTS = ("side", "around")
+AROUND_ANGLES = (0, 270, 180, 90)
+"""Table mode: seats clockwise from the host's edge (bottom, left, top, right), as the angle in
+degrees (counter-clockwise) that turns a panel to face that seat; a fifth and sixth player share
+the bottom and top edges."""
+
+
+def seat_angles(players: int, layout: str) -> list[int]:
+    """The angle each player's panel is turned by: all 0 with everyone on one side, else round
+    the table clockwise (:data:`AROUND_ANGLES`)."""
+    if layout != "around":
+        return [0] * players
+    order = [0, 270, 180, 90, 0, 180] if players > 4 else list(AROUND_ANGLES)
+    return order[:players]
 
 
 @dataclass(frozen=True)
@@ -106,6 +122,7 @@ class TableSession:
         self.score_options: dict[str, Any] = {}
         self.result: dict[str, Any] | None = None
         self.play_log: list[tuple[str, dict[str, Any], float]] = []  # (kind, data, t_mono)
+        self.seats = "side"
         self._log: list[StoredEvent] = []
         self._undone: list[StoredEvent] = []
 
@@ -194,6 +211,17 @@ class TableSession:
     def set_score_option(self, key: str, value: Any) -> None:
         """A sheet-wide option of the game's document (``variant`` for Drakon)."""
         self._do("score.option", {"key": key, "value": value})
+
+    def set_seats(self, layout: str) -> None:
+        """Table mode: ``side`` (every panel faces the host) or ``around`` (each faces its seat)."""
+        if layout not in SEAT_LAYOUTS:
+            raise InvalidInput("seats", layout, "must be 'side' or 'around'")
+        self._do("table.seats", {"layout": layout})
+
+    def panel_angles(self) -> dict[str, int]:
+        """Each player's panel angle for the chosen seat layout."""
+        angles = seat_angles(len(self.players), self.seats)
+        return {p.name: a for p, a in zip(self.players, angles, strict=True)}
 
     def record_play(self, kind: str, data: Mapping[str, Any]) -> None:
         """One move of a game's play screen (``place``, ``kill``, ``crash``...), logged and undoable.
@@ -307,6 +335,8 @@ class TableSession:
             self.score_sheet.setdefault(str(data["player"]), {})[str(data["field"])] = data["value"]
         elif kind == "score.option":
             self.score_options[str(data["key"])] = data["value"]
+        elif kind == "table.seats":
+            self.seats = str(data["layout"])
         elif kind.startswith("play."):
             self.play_log.append((kind[5:], dict(data), now))
         elif kind == "score.rules":
@@ -354,6 +384,7 @@ class TableSession:
         self.turn_clock = None
         self.score_sheet, self.score_rules, self.score_options, self.result = {}, None, {}, None
         self.play_log = []
+        self.seats = "side"
         self._quiet.quiet = True
         try:
             for e in done:

@@ -22,7 +22,7 @@ from companion.timers import Phase
 from companion.ui.lang import TR
 from companion.ui.services import GAMES, Services
 from companion.ui.theme import PLAYER_RGB, THEME, rgb
-from companion.ui.widgets import Stepper, TouchButton
+from companion.ui.widgets import SeatFrame, Stepper, TouchButton
 
 Notify = Callable[[str], None]
 
@@ -50,6 +50,7 @@ class HomeScreen(BaseScreen):
     colour_rgba = ListProperty(rgb(PLAYER_RGB[PLAYER_COLOURS[0]]))
     can_resume = BooleanProperty(False)
     game = StringProperty("timer")
+    seats = StringProperty("side")  # table mode: "around" turns each player's panel to their seat
     # Not named on_*: Kivy takes on_* keyword arguments as event bindings.
     choose_language: Callable[[str], None] = ObjectProperty(lambda _lang: None)
     session_started: Callable[[str], None] = ObjectProperty(lambda _game: None)
@@ -138,8 +139,16 @@ class HomeScreen(BaseScreen):
             chip.bind(on_release=lambda b, n=name, c=colour: self.add_player(n, c))
             box.add_widget(chip)
 
+    def toggle_seats(self) -> None:
+        self.seats = "around" if self.seats == "side" else "side"
+
     def start(self) -> None:
-        self.attempt(lambda: self.svc.start_session(self.game, list(self.players)))
+        def go() -> None:
+            session = self.svc.start_session(self.game, list(self.players))
+            if self.seats != "side":
+                session.set_seats(self.seats)
+
+        self.attempt(go)
         self.session_started(self.game)
 
     def resume(self) -> None:
@@ -295,6 +304,10 @@ class TurnScreen(BaseScreen):
     running = BooleanProperty(False)
     has_clock = BooleanProperty(False)
 
+    def __init__(self, **kwargs: Any) -> None:
+        self.panels: dict[str, PlayerPanel] = {}
+        super().__init__(**kwargs)
+
     def on_pre_enter(self, *_: Any) -> None:
         self.refresh()
 
@@ -306,8 +319,12 @@ class TurnScreen(BaseScreen):
         self.has_clock = tc is not None
         if tc is None:
             return
+        angles = session.panel_angles() if session is not None else {}
+        self.panels = {}
         for name in tc.players:
-            panels.add_widget(PlayerPanel(name=name))
+            panel = PlayerPanel(name=name)
+            self.panels[name] = panel
+            panels.add_widget(SeatFrame(panel, angle=angles.get(name, 0)))
         self.update(session.now())  # type: ignore[union-attr]
 
     def update(self, now: float) -> None:
@@ -316,7 +333,7 @@ class TurnScreen(BaseScreen):
         if tc is None:
             return
         self.running = tc.is_running
-        for panel in self.ids.panels.children:
+        for panel in self.panels.values():
             left = tc.remaining_s(panel.name, now)
             panel.current = panel.name == tc.player and tc.is_started
             panel.overtime = left <= 0

@@ -238,3 +238,36 @@ class PinPad(BoxLayout):  # type: ignore[misc]
         code, self.code = self.code, ""
         if self.submit is not None:
             self.submit(code)
+
+
+class SeatFrame(Widget):  # type: ignore[misc]
+    """Table mode: shows one panel turned by ``angle`` degrees to face a player's seat.
+
+    A Scatter does the turning, so touches reach the panel's buttons the right way round; at
+    90 or 270 degrees the panel takes the frame's height as its width.
+    """
+
+    angle = NumericProperty(0)
+
+    def __init__(self, content: Widget, **kwargs: Any) -> None:
+        from kivy.uix.scatter import Scatter
+
+        super().__init__(**kwargs)
+        self.content = content
+        self._scatter = Scatter(do_rotation=False, do_scale=False, do_translation=False,
+                                auto_bring_to_front=False, size_hint=(None, None))
+        self._scatter.add_widget(content)
+        self.add_widget(self._scatter)
+        for prop in ("pos", "size", "angle"):
+            self.fbind(prop, self._place)
+        self._place()
+
+    def _place(self, *_: Any) -> None:
+        sideways = round(self.angle / 90) % 2 == 1
+        w, h = (self.height, self.width) if sideways else (self.width, self.height)
+        self._scatter.rotation = 0
+        self._scatter.size = (w, h)
+        self.content.size = (w, h)
+        self.content.pos = (0, 0)
+        self._scatter.rotation = self.angle
+        self._scatter.center = self.center

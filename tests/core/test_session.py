@@ -212,3 +212,14 @@ def test_session_play_log_is_undoable_and_survives_resume(store: Store, clock: F
     assert again.play_log[1][2] == s.play_log[1][2] == 1003.0  # the move's monotonic time comes back
     with pytest.raises(InvalidInput, match="letters, digits"):
         s.record_play("bad kind!", {})
+
+
+def test_session_table_mode_turns_panels_to_their_seats(store: Store, clock: FakeClock, bus: EventBus) -> None:
+    s = TableSession.start(store, "drakon", [Player(n, "red") for n in "ABCD"], clock, bus, wall=Wall(), boot="b")
+    assert s.panel_angles() == {"A": 0, "B": 0, "C": 0, "D": 0}
+    s.set_seats("around")
+    assert s.panel_angles() == {"A": 0, "B": 270, "C": 180, "D": 90}
+    again = TableSession.resume(store, s.id, clock, EventBus(), wall=Wall(), boot="b")
+    assert again.seats == "around"
+    with pytest.raises(InvalidInput, match="'side' or 'around'"):
+        s.set_seats("upside-down")

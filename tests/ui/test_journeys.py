@@ -73,6 +73,10 @@ def test_ui_history_chart_and_exports(tmp_path: Path, display: str) -> None:
     assert out == {"exported": ["play-1.bgstats.json", "plays.csv"]}
 
 
+def test_ui_table_mode_turns_panels(tmp_path: Path, display: str) -> None:
+    assert drive("table_mode", scratch(tmp_path), display) == [{"angles": [0, 270, 180, 90]}]
+
+
 def test_ui_sigkill_and_resume(tmp_path: Path, display: str) -> None:
     """kill -9 while a timer runs; the next start resumes it with the right time left."""
     env = {**os.environ, **scratch(tmp_path), "DISPLAY": display}

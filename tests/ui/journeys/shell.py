@@ -50,7 +50,7 @@ async def turn_clock(app: Any) -> None:
     await tap(app, find(app, "TouchButton", "Turns"))
     turns = screen(app, "turns")
     await tap(app, turns.ids.setup)
-    assert [p.name for p in reversed(turns.ids.panels.children)] == ["Anna", "Bence", "Csilla", "Dávid"]
+    assert list(turns.panels) == ["Anna", "Bence", "Csilla", "Dávid"]
     await tap(app, turns.ids.next)  # starts the clock: Anna
     await app.async_sleep(0.5)
     await tap(app, turns.ids.next)  # Bence
@@ -59,7 +59,7 @@ async def turn_clock(app: Any) -> None:
     assert tc.player == "Csilla"
     now = app.svc.session.now()
     assert 299.0 < tc.remaining_s("Anna", now) < 299.7
-    current = [p.name for p in turns.ids.panels.children if p.current]
+    current = [name for name, p in turns.panels.items() if p.current]
     assert current == ["Csilla"]
     result(player=tc.player)
 
@@ -156,5 +156,28 @@ async def resume(app: Any) -> None:
            t_mono=session.now(), screen=app.manager.current)
 
 
-JOURNEYS = {f.__name__: f for f in (negotiation, turn_clock, settings_pin, language, undo_redo,
+async def table_mode(app: Any) -> None:
+    """Seats around the table: each player's turn-clock panel faces its seat."""
+    home = screen(app, "home")
+    for name in ("Anna", "Bence", "Csilla", "Dávid"):
+        home.ids.name_input.text = name
+        await tap(app, home.ids.add_player)
+    await tap(app, home.ids.seats)
+    assert home.seats == "around"
+    await tap(app, home.ids.start)
+    await tap(app, find(app, "TouchButton", "Turns"))
+    turns = screen(app, "turns")
+    await tap(app, turns.ids.setup)
+    await app.wait_clock_frames(3)
+    frames = list(reversed(turns.ids.panels.children))
+    angles = [round(f._scatter.rotation) % 360 for f in frames]
+    assert angles == [0, 270, 180, 90], angles
+    sideways = frames[1]
+    assert round(sideways.content.width) == round(sideways.height)  # turned: width and height swap
+    await tap(app, turns.ids.next)
+    assert turns.panels["Anna"].current
+    result(angles=angles)
+
+
+JOURNEYS = {f.__name__: f for f in (table_mode, negotiation, turn_clock, settings_pin, language, undo_redo,
                                      long_press_reset, run_and_wait, resume)}
