@@ -68,6 +68,11 @@ def test_ui_dragons_gold_scoring_matches_the_cli(tmp_path: Path, display: str) -
     assert out == {"simple": {"A": 46, "B": 50, "C": 49, "D": 14}, "advanced": {"A": 34, "B": 34, "C": 33, "D": 14}}
 
 
+def test_ui_dragons_gold_sharing_timers_and_strategic_order(tmp_path: Path, display: str) -> None:
+    env = scratch(tmp_path, '[timer.presets]\nnegotiation = 2\nmarket = 3\n[gpio]\nalarm_s = 0.4\n')
+    assert drive("dragons_gold_sharing", env, display) == [{"removed": 3, "market": True}]
+
+
 def test_ui_history_chart_and_exports(tmp_path: Path, display: str) -> None:
     [_scored, out] = drive("history_after_scoring", scratch(tmp_path), display)
     assert out == {"exported": ["play-1.bgstats.json", "plays.csv"]}

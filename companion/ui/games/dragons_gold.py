@@ -1,19 +1,30 @@
-"""Dragon's Gold on the touch screen: the end-of-game score sheet, scored by the rules core.
+"""Dragon's Gold on the touch screen: the play (dragons, fights, sharing) and the final scoring.
 
-Every number goes through the session log (undoable, resumable); each change is checked with
-the game's own ``score_document`` first, so a count the box cannot hold is refused on the spot
-and nothing is logged. The totals shown are exactly what ``companion score`` answers.
+Play: the row of face-up dragons with their printed values (entered as each is turned up),
+adventurers placed by tapping, the kill found by the rules core, then the sharing: the 60 s
+negotiation timer starts by itself when two or more players share, the single wizard's red
+discs and the thieves' order are shown, a time-out removes the treasure from the game; the
+market card's 60 s trading timer; the strategic variant's divider and choosing order; the bag's
+tally and the end phase. Every move is a logged play move folded by
+:mod:`companion.games.dragons_gold_table`, so undo, redo and resume cover it.
+
+Final scoring: the score sheet, each change checked with the game's own ``score_document``
+before it is logged; the totals shown are exactly what ``companion score`` answers.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from kivy.properties import ListProperty, StringProperty
+from kivy.properties import BooleanProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.popup import Popup
 
 from companion.errors import CompanionError
-from companion.games import dragons_gold
+from companion.events import TimerExpired
+from companion.games import dragons_gold, dragons_gold_table
+from companion.games.dragons_gold_table import TableState
+from companion.timers import Phase
 from companion.ui.lang import TR
 from companion.ui.results import ResultsPopup
 from companion.ui.screens import BaseScreen
@@ -140,4 +151,251 @@ class DragonsGoldScoreScreen(BaseScreen):
         ResultsPopup(scores=out["scores"], winners=out["winners"], colours=colours).open()
 
 
-SCREEN = DragonsGoldScoreScreen
+
+
+ROLES = ("knight", "thief", "wizard")
+
+
+class DragonCard(BoxLayout):  # type: ignore[misc]
+    """One slot of the row: a live dragon, a killed one waiting for its sharing, or empty."""
+
+    slot = NumericProperty(0)
+    title = StringProperty("")
+    detail = StringProperty("")
+    attackers = StringProperty("")
+    action = StringProperty("")
+    can_act = BooleanProperty(True)
+    screen: Any = ObjectProperty(None)
+
+
+class PlacePopup(Popup):  # type: ignore[misc]
+    """Who sends which adventurer, and its strength (printed on the card)."""
+
+    screen: Any = ObjectProperty(None)
+    slot = NumericProperty(0)
+    player = StringProperty("")
+    role = StringProperty("knight")
+
+    def on_open(self) -> None:
+        box = self.ids.players
+        box.clear_widgets()
+        for p in self.screen.svc.session.players:
+            b = TouchButton(text=p.name, fill=rgb(PLAYER_RGB[p.colour], 0.6), selected=p.name == self.player)
+            b.bind(on_release=lambda _b, n=p.name: self.pick(n))
+            box.add_widget(b)
+
+    def pick(self, player: str) -> None:
+        self.player = player
+        self.on_open()
+
+
+class RevealPopup(Popup):  # type: ignore[misc]
+    """A dragon turned up: the three numbers printed on its card."""
+
+    screen: Any = ObjectProperty(None)
+    slot = NumericProperty(0)
+
+
+class KillPopup(Popup):  # type: ignore[misc]
+    """The dragon died: the hidden treasure drawn, and the red discs in the whole treasure."""
+
+    screen: Any = ObjectProperty(None)
+    slot = NumericProperty(0)
+    end_phase = BooleanProperty(False)
+
+
+class SharingPopup(Popup):  # type: ignore[misc]
+    """How the treasure is shared, from the rules core; the negotiation timer runs meanwhile."""
+
+    screen: Any = ObjectProperty(None)
+    slot = NumericProperty(0)
+    text = StringProperty("")
+    negotiating = BooleanProperty(False)
+
+
+class DragonsGoldScreen(BaseScreen):
+    """The game: a Play page (the row, fights, sharing) and the Final scoring page."""
+
+    bag = StringProperty("")
+    banner = StringProperty("")
+    strategic = BooleanProperty(False)
+    market_due = BooleanProperty(False)
+    over = BooleanProperty(False)
+    page = StringProperty("play")
+
+    def __init__(self, **kwargs: Any) -> None:
+        self.sharing_popup: SharingPopup | None = None
+        super().__init__(**kwargs)
+
+    def on_kv_post(self, _base: Any) -> None:
+        for i in range(dragons_gold.ROW_SIZE):
+            self.ids.row.add_widget(DragonCard(slot=i, screen=self))
+        self.ids.sheet.svc = self.svc
+        self.ids.sheet.notify = self.notify
+        if self.svc is not None:
+            self.svc.bus.subscribe(TimerExpired, self._timer_expired)
+
+    # -- the state, from the log ----------------------------------------------------------------
+
+    def state(self) -> TableState:
+        session = self.svc.session
+        moves = [(k[3:], d) for k, d, _t in session.play_log if k.startswith("dg.")] if session else []
+        rules = (session.score_rules if session is not None else None) or "simple"
+        return dragons_gold_table.fold(moves, rules=rules)
+
+    def move(self, kind: str, data: dict[str, Any]) -> bool:
+        """Check a move against the current state, then log it. False (and a message) if refused."""
+        session = self.svc.session
+        if session is None:
+            return False
+        try:
+            dragons_gold_table.apply(self.state(), kind, data)
+            session.record_play("dg." + kind, data)
+        except CompanionError as exc:
+            self.notify(str(exc))
+            return False
+        self.refresh()
+        return True
+
+    def on_pre_enter(self, *_: Any) -> None:
+        self.refresh()
+
+    def show_page(self, page: str) -> None:
+        self.page = page
+        self.ids.pages.current = page
+        self.refresh()
+
+    def refresh(self) -> None:
+        if self.svc is None or "row" not in self.ids:
+            return
+        self.ids.sheet.refresh()
+        state = self.state()
+        self.strategic = state.strategic
+        self.market_due = state.is_market_due
+        self.over = state.is_over and state.revealed > 0
+        self.bag = TR._("Bag") + f": {state.bag}   " + TR._("Dragons") + f": {state.revealed}/18" + (
+            "   " + TR._("End phase: no new dragons, no hidden treasure") if state.is_end_phase else "")
+        self.banner = (TR._("Market card! 60 s of free trading") if state.is_market_due else
+                       TR._("The game is over: go to the final scoring") if self.over else "")
+        for card in self.ids.row.children:
+            self._show_card(card, state)
+
+    def _show_card(self, card: DragonCard, state: TableState) -> None:
+        s = state.slots[card.slot]
+        if s.dragon is None:
+            card.title, card.detail, card.attackers = TR._("Empty"), "", ""
+            card.action, card.can_act = TR._("Turn up a dragon"), state.can_reveal
+            return
+        d = s.dragon
+        card.title = f"⚔ {d.dragon.strength}"
+        hidden = f" + {d.dragon.hidden} " + TR._("hidden") if not s.killed else ""
+        card.detail = TR._("Treasure") + f": {s.treasure_discs}{hidden}   " + TR._("Attack") + f": {d.attack}"
+        card.attackers = "\n".join(f"{a.player} · {TR._(a.role.value)} {a.strength}" for a in d.attackers)
+        card.action = TR._("Sharing") if s.killed else TR._("Send an adventurer")
+        card.can_act = True
+
+    # -- moves ------------------------------------------------------------------------------------
+
+    def card_tapped(self, slot: int) -> None:
+        s = self.state().slots[slot]
+        if s.dragon is None:
+            RevealPopup(screen=self, slot=slot).open()
+        elif s.killed:
+            self.open_sharing(slot)
+        else:
+            players = self.svc.session.players if self.svc.session else ()
+            PlacePopup(screen=self, slot=slot, player=players[0].name if players else "").open()
+
+    def reveal(self, slot: int, strength: int, known: int, hidden: int) -> None:
+        self.move("reveal", {"slot": slot, "strength": strength, "known": known, "hidden": hidden})
+
+    def place(self, slot: int, player: str, role: str, strength: int) -> None:
+        if not player:
+            self.notify(TR._("Choose the player"))
+            return
+        if self.move("place", {"slot": slot, "player": player, "role": role, "strength": strength}):
+            s = self.state().slots[slot]
+            if s.dragon is not None and s.dragon.is_dead:  # §5.3: the kill is checked at once
+                KillPopup(screen=self, slot=slot, end_phase=self.state().is_end_phase).open()
+
+    def kill(self, slot: int, hidden_drawn: int, red: int) -> None:
+        if self.move("kill", {"slot": slot, "hidden_drawn": hidden_drawn, "red": red}):
+            self.open_sharing(slot)
+
+    def open_sharing(self, slot: int) -> None:
+        state = self.state()
+        sharing = state.sharing(slot)
+        popup = SharingPopup(screen=self, slot=slot, text=sharing_text(sharing, state),
+                             negotiating=sharing.needs_negotiation)
+        self.sharing_popup = popup
+        if sharing.needs_negotiation:
+            self._start_timer("negotiation")
+        popup.open()
+
+    def shared(self, slot: int, outcome: str) -> None:
+        if outcome != "timeout":  # a deal stops the glass; at a time-out it has run out (and rings)
+            self._stop_timer("negotiation")
+        if self.sharing_popup is not None:
+            self.sharing_popup.dismiss()
+            self.sharing_popup = None
+        if self.move("shared", {"slot": slot, "outcome": outcome}) and outcome == "timeout":
+            self.notify(TR._("Time is up: the treasure leaves the game"))
+
+    def market(self) -> None:
+        self._start_timer("market")
+        self.move("market", {})
+        self.notify(TR._("Market: trade treasure freely for 60 s"))
+
+    def toggle_strategic(self) -> None:
+        self.move("variant", {"strategic": not self.state().strategic})
+
+    def _timer_expired(self, event: TimerExpired) -> None:
+        popup = self.sharing_popup
+        if event.timer == "negotiation" and popup is not None and popup.negotiating:
+            self.shared(popup.slot, "timeout")
+
+    def _start_timer(self, name: str) -> None:
+        session = self.svc.session
+        if session is None:
+            return
+        total = self.svc.config.presets[name]
+
+        def go() -> None:
+            if name not in session.board:
+                session.add_timer(name, total)
+            elif session.board[name].phase is not Phase.IDLE:
+                session.reset(name)
+            session.toggle(name)
+
+        self.attempt(go)
+
+    def _stop_timer(self, name: str) -> None:
+        session = self.svc.session
+        if session is not None and name in session.board and session.board[name].phase is not Phase.IDLE:
+            self.attempt(lambda: session.reset(name))
+
+
+def sharing_text(sharing: dragons_gold.Sharing, state: TableState) -> str:
+    """What the table needs to know to share, in the order it happens (§5.4-§5.7, §7.2)."""
+    lines: list[str] = []
+    if len(sharing.participants) == 1:
+        lines.append(TR._("All the treasure goes to") + f" {sharing.participants[0]}")
+    elif sharing.choosing_order:
+        order = ", ".join(sharing.choosing_order)
+        lines.append(TR._("Divider") + f": {sharing.choosing_order[-1]} ({sharing.parts} "
+                     + TR._("parts") + ")")
+        lines.append(TR._("Choosing order") + f": {order}")
+    else:
+        lines.append(TR._("Negotiate within 60 s") + ": " + ", ".join(sharing.participants))
+    if sharing.red_to_wizard is not None:
+        lines.append(TR._("Before negotiating, all red discs go to the wizard's owner") +
+                     f": {sharing.red_to_wizard} ({sharing.red_taken})")
+    elif state.rules is dragons_gold.Rules.ADVANCED and sharing.magic_item_eligible:
+        lines.append(TR._("A magic item per red disc for") + ": " + ", ".join(sharing.magic_item_eligible))
+    for theft in sharing.thefts:
+        how = TR._("looks and chooses") if theft.may_look else TR._("draws blind")
+        lines.append(TR._("Thief") + f": {theft.thief_of} → {', '.join(theft.victims)} ({how})")
+    return "\n".join(lines)
+
+
+SCREEN = DragonsGoldScreen

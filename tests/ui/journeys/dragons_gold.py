@@ -7,7 +7,7 @@ import subprocess
 import sys
 from typing import Any
 
-from tests.ui.kit import find, result, screen, tap
+from tests.ui.kit import find, pin_states, result, screen, tap, until
 
 EXAMPLE_1 = {  # shared/rules/dragons_gold.md, example 1 (A holds the black diamond)
     "A": {"silver": 6, "gold": 2, "red": 3, "black": 1, "blue": 3, "green": 2, "yellow": 1, "white": 1},
@@ -26,7 +26,9 @@ async def dragons_gold_scoring(app: Any) -> None:
     await tap(app, find(app, "TouchButton", "Dragon's Gold"))
     await tap(app, home.ids.start)
     assert app.manager.current == "game:dragons-gold"
-    sheet = screen(app, "game:dragons-gold")
+    game = screen(app, "game:dragons-gold")
+    await tap(app, game.ids.page_score)
+    sheet = game.ids.sheet
     for name, counts in EXAMPLE_1.items():
         await tap(app, find(app, "TouchButton", name))
         assert sheet.player == name
@@ -48,6 +50,78 @@ async def dragons_gold_scoring(app: Any) -> None:
     await tap(app, sheet.ids.finish)
     assert app.svc.session.result["scores"] == answers["advanced"]
     result(**answers)
+
+
+async def dragons_gold_sharing(app: Any) -> None:
+    """Turn up dragons, send example 5's team, kill: the negotiation timer starts by itself and
+    runs out (buzzer, LED bar), and the treasure leaves the game; then the market's trading
+    timer, and the strategic variant's choosing order."""
+    home = screen(app, "home")
+    for name in ("P1", "P2", "P3"):
+        home.ids.name_input.text = name
+        await tap(app, home.ids.add_player)
+    await tap(app, find(app, "TouchButton", "Dragon's Gold"))
+    await tap(app, home.ids.start)
+    game = screen(app, "game:dragons-gold")
+    cards = list(reversed(game.ids.row.children))
+    for card in cards:  # the opening four: strength 9, 3 known, 2 hidden
+        await tap(app, next(w for w in card.walk() if getattr(w, "text", "") == "Turn up a dragon"))
+        popup = next(w for w in app.root_window.children if type(w).__name__ == "RevealPopup")
+        await tap(app, next(w for w in popup.ids.strength.walk() if getattr(w, "text", "") == "+"), 0.02)
+        await tap(app, popup.ids.ok)
+    state = game.state()
+    assert state.revealed == 4 and state.bag == 126 - 12
+    assert state.slots[0].dragon is not None and state.slots[0].dragon.dragon.strength == 9
+    for player, role, strength in [("P1", "wizard", 2), ("P2", "thief", 1), ("P3", "knight", 4),
+                                   ("P1", "thief", 1), ("P2", "knight", 3)]:
+        await tap(app, next(w for w in cards[0].walk() if getattr(w, "text", "") == "Send an adventurer"))
+        popup = next(w for w in app.root_window.children if type(w).__name__ == "PlacePopup")
+        await tap(app, next(w for w in popup.ids.players.children if w.text == player))
+        await tap(app, getattr(popup.ids, role))
+        plus = next(w for w in popup.ids.strength.walk() if getattr(w, "text", "") == "+")
+        for _ in range(strength - 1):
+            await tap(app, plus, 0.02)
+        await tap(app, popup.ids.ok)
+    kill = next(w for w in app.root_window.children if type(w).__name__ == "KillPopup")  # 11 >= 9
+    for _ in range(2):
+        await tap(app, next(w for w in kill.ids.hidden.walk() if getattr(w, "text", "") == "+"), 0.02)
+        await tap(app, next(w for w in kill.ids.red.walk() if getattr(w, "text", "") == "+"), 0.02)
+    await tap(app, kill.ids.ok)
+    sharing = next(w for w in app.root_window.children if type(w).__name__ == "SharingPopup")
+    assert "P1 (2)" in sharing.text  # the single wizard's owner takes both red discs first
+    assert sharing.text.index("Thief: P2") < sharing.text.index("Thief: P1")  # joining order
+    session = app.svc.session
+    assert session.board["negotiation"].is_running  # started by itself
+    await until(app, lambda: game.state().removed == 3, timeout=10)  # the time-out, by itself
+    await app.async_sleep(0.3)
+    assert 1.0 in pin_states(app, 18)  # the buzzer sounded
+    assert all(pin_states(app, p)[-1] == 0 for p in (5, 6, 13, 19, 26, 16, 20, 21))
+    assert session.board["negotiation"].phase.value == "expired"
+    state = game.state()
+    assert state.removed == 3 and state.slots[0].is_empty and state.bag == 126 - 14
+    # the market: seven more dragons from the deck (logged straight away), then the card
+    for _ in range(7):
+        session.record_play("dg.reveal", {"slot": 0, "strength": 1, "known": 1, "hidden": 0})
+        session.record_play("dg.place", {"slot": 0, "player": "P1", "role": "knight", "strength": 1})
+        session.record_play("dg.kill", {"slot": 0, "hidden_drawn": 0, "red": 0})
+        session.record_play("dg.shared", {"slot": 0, "outcome": "solo"})
+    game.refresh()
+    assert game.market_due
+    await tap(app, game.ids.market)
+    assert session.board["market"].is_running and game.state().market_done
+    # the strategic variant: A (6) first, B then C (3 each: earlier first adventurer first)
+    await tap(app, game.ids.strategic)
+    assert game.state().strategic
+    for player, strength in [("P1", 6), ("P2", 3), ("P3", 3)]:
+        session.record_play("dg.place", {"slot": 1, "player": player, "role": "knight", "strength": strength})
+    game.refresh()
+    game.kill(1, 0, 0)
+    await app.wait_clock_frames(3)
+    sharing = next(w for w in app.root_window.children if type(w).__name__ == "SharingPopup")
+    assert "Choosing order: P1, P2, P3" in sharing.text and "Divider: P3" in sharing.text
+    assert not sharing.negotiating
+    await tap(app, sharing.ids.deal)
+    result(removed=game.state().removed, market=True)
 
 
 async def history_after_scoring(app: Any) -> None:
@@ -74,4 +148,4 @@ async def history_after_scoring(app: Any) -> None:
     result(exported=sorted(p.name for p in folder.iterdir()))
 
 
-JOURNEYS = {f.__name__: f for f in (dragons_gold_scoring, history_after_scoring)}
+JOURNEYS = {f.__name__: f for f in (dragons_gold_scoring, dragons_gold_sharing, history_after_scoring)}
