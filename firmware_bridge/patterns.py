@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 
 Level = bool | float | None
+_EPSILON_S = 1e-6  # step times are sums of floats: a cycle ending "exactly" at the alarm's end ends it
 Pattern = tuple[tuple[Level, float], ...]
 
 # Active buzzer: True = sounding.
@@ -107,14 +108,14 @@ class PatternPlayer:
         while True:
             for level, seconds in pattern:
                 if not first:
-                    if repeat_for_s is not None and at >= begun + repeat_for_s:
+                    if repeat_for_s is not None and at >= begun + repeat_for_s - _EPSILON_S:
                         return self._finish(cancel, on_done)
                     self._write(level)
                 first = False
                 at += seconds
                 if cancel.wait(max(0.0, at - time.monotonic())):
                     return None
-            if repeat_for_s is None or at >= begun + repeat_for_s:
+            if repeat_for_s is None or at >= begun + repeat_for_s - _EPSILON_S:
                 return self._finish(cancel, on_done)
 
     def _finish(self, cancel: threading.Event, on_done: Callable[[], None] | None) -> None:

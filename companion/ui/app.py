@@ -85,6 +85,7 @@ class CompanionApp(App):  # type: ignore[misc]
         if KV_FILE.name not in " ".join(Builder.files):
             Builder.load_file(str(KV_FILE))
         TR.switch(self.svc.config["ui.language"])
+        Window.allow_screensaver = False  # the screen never blanks at the table, mid-game or not
         THEME.fit_window(*Window.size)
         Window.bind(size=lambda _w, size: THEME.fit_window(*size))
         root = Root()

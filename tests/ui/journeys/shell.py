@@ -92,7 +92,10 @@ async def settings_pin(app: Any) -> None:
 
 
 async def language(app: Any) -> None:
-    """Switch the language at run time from the Home screen."""
+    """Switch the language at run time from the Home screen (and the screen never blanks)."""
+    from kivy.core.window import Window
+
+    assert Window.allow_screensaver is False
     await tap(app, find(app, "TouchButton", "Русский"))
     assert find(app, "TouchButton", "Таймер") is not None
     await tap(app, find(app, "TouchButton", "Magyar"))
