@@ -49,8 +49,12 @@ class Lang(Observable):  # type: ignore[misc]
         self._catalogue = translation(lang)
         self.lang = lang
         THEME.language = lang
-        for func, largs, _kwargs in list(self.observers):
-            func(largs, None, None)
+        for observer in list(self.observers):
+            func, largs, _kwargs = observer
+            try:
+                func(largs, None, None)
+            except ReferenceError:  # the widget the rule was bound for is gone (a closed popup)
+                self.observers.remove(observer)
 
 
 TR = Lang()
