@@ -1,0 +1,502 @@
+"""Drakon on the touch screen: public coin counts, secret coin values, the variant's goal,
+the Heroes! counters, and the reveal at the end.
+
+Drakon's coins lie face down: everybody sees how many a player has, nobody but the owner
+sees what they are worth. So the shared screen shows counts (steppers) and never a value. A
+player enters their own values behind a full-screen cover (:class:`SecretCoins`: "pass the
+screen to Anna", Anna opens her page, taps 1, 2 or 3 per coin, Done, and the cover is back),
+or everybody's values are entered openly at the Reveal. Who holds the variant's goal, the
+totals, the team totals and the leaders all come from :func:`companion.games.drakon.score_document`
+on the session's sheet; the counts, the hero deal, the ability counters and the reveal are
+moves of the session's play log folded by :mod:`companion.games.drakon_sheet`. Every move
+is checked by the rules before it is logged, and nothing lives only in a widget.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from kivy.clock import Clock
+from kivy.properties import BooleanProperty, ListProperty, ObjectProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.modalview import ModalView
+
+from companion.errors import CompanionError, InvalidInput
+from companion.games import drakon, drakon_sheet
+from companion.games.drakon import AbilityRefused, Hero
+from companion.games.drakon_sheet import DrakonPlay
+from companion.session import TableSession
+from companion.ui.lang import TR
+from companion.ui.results import ResultsPopup
+from companion.ui.screens import BaseScreen
+from companion.ui.theme import PLAYER_RGB, rgb
+from companion.ui.widgets import HoldButton, TouchButton
+
+
+def hero_name(hero: Hero) -> str:
+    """The hero's name in the language in use (literal msgids, so the extractor finds them)."""
+    return {
+        Hero.AMAZON: TR._("Amazon"), Hero.BARBARIAN: TR._("Barbarian"), Hero.DWARF: TR._("Dwarf"),
+        Hero.KNIGHT: TR._("Knight"), Hero.THIEF: TR._("Thief"), Hero.WIZARD: TR._("Wizard"),
+    }[hero]
+
+
+def goal_text(variant: str) -> str:
+    """The chosen variant's goal, its numbers from the rules module."""
+    if variant == "escape":
+        return TR._("Goal: {gold} gold, then out through an Escape or a Teleport").format(
+            gold=drakon.ESCAPE_GOAL_GOLD)
+    if variant == "team":
+        return TR._("Goal: {gold} gold for a team of two").format(gold=drakon.TEAM_GOAL_GOLD)
+    if variant == "five-coins":
+        return TR._("Goal: the first to hold {coins} coins of any value").format(
+            coins=drakon.FIXED_STAKE_COINS)
+    return TR._("Goal: the first to {gold} gold wins at once").format(gold=drakon.STANDARD_GOAL_GOLD)
+
+
+class DrakonCard(BoxLayout):  # type: ignore[misc]
+    """One player during play: the public coin count, the hero, the secret entry, the flags."""
+
+    name = StringProperty("")
+    colour = ListProperty([1, 1, 1, 1])
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.hero_button: TouchButton | None = None
+        self.secret_button: TouchButton | None = None
+        self.flag_button: TouchButton | None = None
+
+
+class RevealRow(BoxLayout):  # type: ignore[misc]
+    """One player after the reveal: the values face up, 1/2/3 to add one, ⌫ to take one back."""
+
+    name = StringProperty("")
+    title = StringProperty("")
+    colour = ListProperty([1, 1, 1, 1])
+    coins_text = StringProperty("")
+    total_text = StringProperty("")
+    add_coin: Callable[[str, int], None] = ObjectProperty(lambda _name, _value: None)
+    remove_coin: Callable[[str], None] = ObjectProperty(lambda _name: None)
+
+
+class SecretCoins(ModalView):  # type: ignore[misc]
+    """The hide screen: a full-screen cover, one player's private entry behind it, the cover again.
+
+    ``stage`` is ``cover`` (pass the screen to the player), ``entry`` (their values, which only
+    they see) or ``done`` (saved, pass the screen back). The draft values live here only while
+    the entry page is up; they are forgotten when it closes, so no widget keeps them.
+    """
+
+    player = StringProperty("")
+    stage = StringProperty("cover")
+    coins_text = StringProperty("")
+    total_text = StringProperty("")
+    count_text = StringProperty("")
+    message = StringProperty("")
+    load: Callable[[str], list[int]] = ObjectProperty(lambda _player: [])
+    table_count: Callable[[str], int] = ObjectProperty(lambda _player: 0)
+    check: Callable[[str, list[int]], str] = ObjectProperty(lambda _player, _coins: "")
+    save: Callable[[str, list[int]], str] = ObjectProperty(lambda _player, _coins: "")
+
+    def __init__(self, **kwargs: Any) -> None:
+        self.draft: list[int] = []
+        super().__init__(**kwargs)
+
+    def on_stage(self, _view: Any, stage: str) -> None:
+        self.ids.stages.current = stage
+
+    def open_entry(self) -> None:
+        self.draft = list(self.load(self.player))
+        self.stage = "entry"
+        self._show()
+
+    def press(self, value: int) -> None:
+        candidate = [*self.draft, value]
+        refusal = self.check(self.player, candidate)
+        if refusal:
+            self.message = refusal
+            return
+        self.draft = candidate
+        self._show()
+
+    def remove_last(self) -> None:
+        self.draft = self.draft[:-1]
+        self._show()
+
+    def clear(self) -> None:
+        self.draft = []
+        self._show()
+
+    def done(self) -> None:
+        refusal = self.save(self.player, list(self.draft))
+        if refusal:
+            self.message = refusal
+            return
+        self._forget()
+        self.stage = "done"
+
+    def on_dismiss(self) -> None:
+        self._forget()
+
+    def _show(self) -> None:
+        self.message = ""
+        self.coins_text = drakon_sheet.to_coins_text(self.draft) or TR._("No coins yet")
+        self.total_text = TR._("{gold} gold in {coins} coins").format(gold=sum(self.draft),
+                                                                       coins=len(self.draft))
+        self.count_text = TR._("Coins on the table: {coins}").format(coins=self.table_count(self.player))
+
+    def _forget(self) -> None:
+        self.draft = []
+        self.coins_text = self.total_text = self.count_text = self.message = ""
+
+
+class DrakonScreen(BaseScreen):
+    """Drakon's table and final scoring: cards while the coins are secret, rows once revealed."""
+
+    variant = StringProperty("standard")
+    goal = StringProperty("")
+    summary = StringProperty("")
+    revealed = BooleanProperty(False)
+
+    def __init__(self, **kwargs: Any) -> None:
+        self.cards: dict[str, DrakonCard] = {}
+        self.reveal_rows: dict[str, RevealRow] = {}
+        self.secret: SecretCoins | None = None
+        self.deal_button: TouchButton | None = None
+        self.reveal_button: HoldButton | None = None
+        self.finish_button: TouchButton | None = None
+        self._loading = False
+        super().__init__(**kwargs)
+        self._redraw = Clock.create_trigger(lambda _dt: self.refresh(), -1)
+
+    # -- reading the session -------------------------------------------------------------------
+
+    def _session(self) -> TableSession | None:
+        return self.svc.session if self.svc is not None else None
+
+    def _names(self) -> list[str]:
+        session = self._session()
+        return [p.name for p in session.players] if session is not None else []
+
+    def _ours(self) -> TableSession | None:
+        """The session if it is a Drakon one; another game's sheet and log mean nothing here."""
+        session = self._session()
+        return session if session is not None and session.game == "drakon" else None
+
+    def _doc(self) -> dict[str, Any]:
+        session = self._ours()
+        raw = session.score_document() if session is not None else {}
+        return drakon_sheet.sheet_document(raw, self._names())
+
+    def _state(self) -> DrakonPlay:
+        session = self._ours()
+        return drakon_sheet.fold(self._names(), session.play_log if session is not None else [])
+
+    def _has_entered(self, player: str) -> bool:
+        """Whether *player* has put values on the sheet (in secret or at the reveal)."""
+        session = self._ours()
+        return session is not None and "coins" in session.score_sheet.get(player, {})
+
+    def _side(self, side: str) -> str:
+        """A side of the outcome as shown: a player's name, or "Team A" in the team variant."""
+        return TR._("Team {name}").format(name=side) if self.variant == "team" else side
+
+    # -- drawing -------------------------------------------------------------------------------
+
+    def on_pre_enter(self, *_: Any) -> None:
+        self.refresh()
+
+    def refresh(self) -> None:
+        session = self._session()
+        doc, state = self._doc(), self._state()
+        self.variant = doc["variant"]
+        self.revealed = state.revealed
+        self.goal = goal_text(self.variant)
+        rows = self.ids.rows
+        rows.clear_widgets()
+        self.cards, self.reveal_rows = {}, {}
+        colours = {p.name: p.colour for p in session.players} if session is not None else {}
+        for name in self._names():
+            colour = rgb(PLAYER_RGB.get(colours.get(name, ""), "#888888"))
+            if state.revealed:
+                rows.add_widget(self._reveal_row(name, colour, doc))
+            else:
+                rows.add_widget(self._card(name, colour, doc, state))
+        self._build_actions(state)
+        self._rescore(doc)
+
+    def _card(self, name: str, colour: list[float], doc: dict[str, Any], state: DrakonPlay) -> DrakonCard:
+        card = DrakonCard(name=name, colour=colour)
+        self._loading = True
+        try:
+            card.ids.stepper.value = state.counts.get(name, 0)
+        finally:
+            self._loading = False
+        card.ids.stepper.unit = TR._("coins")  # here, not in kv: cards are rebuilt, kv's tr._ bindings stay
+        card.ids.stepper.bind(value=lambda _s, v, n=name: self.count_changed(n, int(v)))
+        extras = card.ids.extras
+        if name in state.heroes:
+            counter = state.heroes[name]
+            text = (TR._("{hero}: used") if counter.used else TR._("{hero}: ready")).format(
+                hero=hero_name(counter.hero))
+            card.hero_button = TouchButton(text=text, selected=not counter.used)
+            card.hero_button.bind(on_release=lambda _b, n=name: self.use_ability(n))
+            extras.add_widget(card.hero_button)
+        player = doc["players"][name]
+        if not self._has_entered(name):
+            secret = TR._("Enter coins in secret")
+        elif len(player["coins"]) != state.counts.get(name, 0):  # a count says nothing of worth
+            secret = TR._("Coins changed: enter again")
+        else:
+            secret = TR._("Coins entered ✓")
+        card.secret_button = TouchButton(text=secret)
+        card.secret_button.bind(on_release=lambda _b, n=name: self.open_secret(n))
+        extras.add_widget(card.secret_button)
+        if self.variant == "escape":
+            escaped = bool(player.get("escaped", False))
+            card.flag_button = TouchButton(text=TR._("Escaped") if escaped else TR._("In the lair"),
+                                           selected=escaped)
+            card.flag_button.bind(on_release=lambda _b, n=name, e=escaped: self.set_escaped(n, not e))
+            extras.add_widget(card.flag_button)
+        elif self.variant == "team":
+            team = player.get("team")
+            card.flag_button = TouchButton(text=TR._("Team {name}").format(name=team or "?"))
+            card.flag_button.bind(on_release=lambda _b, n=name, t=team: self.change_team(n, t))
+            extras.add_widget(card.flag_button)
+        self.cards[name] = card
+        return card
+
+    def _reveal_row(self, name: str, colour: list[float], doc: dict[str, Any]) -> RevealRow:
+        player = doc["players"][name]
+        title = name
+        if self.variant == "team" and player.get("team"):
+            title = f"{name} · {self._side(player['team'])}"
+        elif self.variant == "escape" and player.get("escaped"):
+            title = f"{name} · {TR._('Escaped')}"
+        coins = list(player["coins"])
+        row = RevealRow(name=name, title=title, colour=colour,
+                        coins_text=drakon_sheet.to_coins_text(coins) or TR._("No coins"),
+                        total_text=str(sum(coins)), add_coin=self.add_coin, remove_coin=self.remove_coin)
+        self.reveal_rows[name] = row
+        return row
+
+    def _build_actions(self, state: DrakonPlay) -> None:
+        box = self.ids.actions
+        box.clear_widgets()
+        self.deal_button = self.reveal_button = self.finish_button = None
+        if state.revealed:
+            self.finish_button = TouchButton(text=TR._("Finish"), primary=True)
+            self.finish_button.bind(on_release=lambda _b: self.finish())
+            box.add_widget(self.finish_button)
+            return
+        if not state.has_heroes:
+            self.deal_button = TouchButton(text=TR._("Deal the heroes"))
+            self.deal_button.bind(on_release=lambda _b: self.deal_heroes())
+            box.add_widget(self.deal_button)
+        self.reveal_button = HoldButton(text=TR._("Hold to reveal"), primary=True)
+        self.reveal_button.bind(
+            on_tap=lambda _b: self.notify(TR._("Hold the button to turn every coin face up")),
+            on_hold=lambda _b: self.reveal())
+        box.add_widget(self.reveal_button)
+
+    def _rescore(self, doc: dict[str, Any]) -> None:
+        """The summary line. Before the reveal it says who holds the goal and how many players
+        entered their coins; it never shows a value, a total or who leads."""
+        names = self._names()
+        if len(names) < drakon.MIN_PLAYERS:
+            self.summary = TR._("Drakon is for {low} to {high} players: add them on the Home screen").format(
+                low=drakon.MIN_PLAYERS, high=drakon.MAX_PLAYERS)
+            return
+        try:
+            out = drakon.score_document(doc)
+        except CompanionError as exc:
+            self.summary = str(exc)
+            return
+        reached = ", ".join(self._side(s) for s in out["goal_reached"])
+        if not self.revealed:
+            entered = sum(1 for n in names if self._has_entered(n))
+            lines = [TR._("Secret coins entered: {done} of {players}").format(done=entered,
+                                                                               players=len(names))]
+            if reached:
+                lines.append(TR._("Goal reached: {sides}. Hold to reveal.").format(sides=reached))
+            self.summary = "\n".join(lines)
+            return
+        totals = " · ".join(f"{name} {gold}" for name, gold in out["totals"].items())
+        if out.get("team_totals") is not None:
+            totals += "   " + " · ".join(f"{self._side(t)} {gold}" for t, gold in out["team_totals"].items())
+        if reached:
+            goal = TR._("Goal reached: {sides}").format(sides=reached)
+        else:
+            goal = TR._("Nobody reached the goal")
+        leaders = TR._("Most gold: {sides}").format(sides=", ".join(self._side(s) for s in out["leaders"]))
+        self.summary = f"{totals}\n{goal}   {leaders}"
+
+    # -- commands ------------------------------------------------------------------------------
+
+    def _play(self, kind: str, data: Mapping[str, Any]) -> bool:
+        """Check a move with the rules, then log it; a refusal is shown, and nothing is logged."""
+        session = self._ours()
+        if session is None:
+            return False
+        try:
+            self._state().apply(kind, data)
+            session.record_play(drakon_sheet.PREFIX + kind, data)
+        except CompanionError as exc:
+            self.notify(str(exc))
+            return False
+        return True
+
+    def count_changed(self, player: str, count: int) -> None:
+        if self._loading:
+            return
+        if self._state().counts.get(player) != count:
+            self._play("count", {"player": player, "count": count})
+        self._redraw()
+
+    def choose_variant(self, key: str) -> None:
+        session = self._ours()
+        if session is None or key == self.variant:
+            return
+        variant = drakon.find_variant(key)
+        names = self._names()
+        if len(names) not in variant.player_counts:
+            counts = " / ".join(str(n) for n in sorted(variant.player_counts))
+            self.notify(TR._("This variant is for {counts} players").format(counts=counts))
+            return
+        sheet = self._doc()["players"]
+
+        def go() -> None:
+            session.set_score_option("variant", key)
+            if variant.is_team_game:
+                for name, team in drakon_sheet.default_teams(names).items():
+                    if "team" not in sheet[name]:
+                        session.set_score(name, "team", team)
+
+        self.attempt(go)
+        self._redraw()
+
+    def set_escaped(self, player: str, escaped: bool) -> None:
+        session = self._ours()
+        if session is not None:
+            self.attempt(lambda: session.set_score(player, "escaped", escaped))
+            self._redraw()
+
+    def change_team(self, player: str, team: str | None) -> None:
+        session = self._ours()
+        if session is not None:
+            new = drakon_sheet.next_team(team, len(self._names()))
+            self.attempt(lambda: session.set_score(player, "team", new))
+            self._redraw()
+
+    def deal_heroes(self) -> None:
+        if self._play("heroes", drakon_sheet.deal(self._names(), random.Random())):
+            self.notify(TR._("Heroes dealt: each ability works once per game"))
+        self._redraw()
+
+    def use_ability(self, player: str) -> None:
+        state = self._state()
+        counter = state.heroes.get(player)
+        if counter is None:
+            return
+        try:
+            state.apply("ability", {"player": player})
+        except AbilityRefused:
+            self.notify(TR._("{player}: the {hero} ability was used already; it works once per game").format(
+                player=player, hero=hero_name(counter.hero)))
+            return
+        if self._play("ability", {"player": player}):
+            self.notify(TR._("{player} used the {hero} ability").format(player=player,
+                                                                         hero=hero_name(counter.hero)))
+        self._redraw()
+
+    def reveal(self) -> None:
+        self._play("reveal", {})
+        self._redraw()
+
+    def add_coin(self, player: str, value: int) -> None:
+        doc = self._doc()
+        self._set_coins(doc, player, [*drakon_sheet.coins_of(doc, player), value])
+
+    def remove_coin(self, player: str) -> None:
+        doc = self._doc()
+        self._set_coins(doc, player, drakon_sheet.coins_of(doc, player)[:-1])
+
+    def _set_coins(self, doc: dict[str, Any], player: str, coins: list[int]) -> None:
+        session = self._ours()
+        if session is None:
+            return
+        try:
+            drakon_sheet.check_coins(doc, player, coins)
+        except InvalidInput:
+            self.notify(TR._("The box holds only {coins} coins").format(coins=drakon.COINS_IN_BOX))
+            return
+        self.attempt(lambda: session.set_score(player, "coins", coins))
+        self._redraw()
+
+    # -- the hide screen -----------------------------------------------------------------------
+
+    def open_secret(self, player: str) -> None:
+        """Cover the whole screen and hand it to *player* for their private entry."""
+        if self.secret is None:
+            # One cover for the screen's life: its kv texts are bound to the language switch,
+            # which would trip over a cover made per entry and then garbage-collected.
+            self.secret = SecretCoins(load=self._load_secret, check=self._check_secret,
+                                      save=self._save_secret, table_count=self._table_count)
+            self.secret.bind(on_dismiss=self._secret_closed)
+        elif self.secret.parent is not None:
+            return
+        self.secret.player = player
+        self.secret.stage = "cover"
+        self.secret.open()
+
+    def _table_count(self, player: str) -> int:
+        return self._state().counts.get(player, 0)
+
+    def _secret_closed(self, *_: Any) -> None:
+        self._redraw()  # returns nothing: a handler returning True would keep the cover up
+
+    def _load_secret(self, player: str) -> list[int]:
+        return drakon_sheet.coins_of(self._doc(), player)
+
+    def _check_secret(self, player: str, coins: list[int]) -> str:
+        try:
+            drakon_sheet.check_coins(self._doc(), player, coins)
+        except InvalidInput:
+            return TR._("The box holds only {coins} coins").format(coins=drakon.COINS_IN_BOX)
+        return ""
+
+    def _save_secret(self, player: str, coins: list[int]) -> str:
+        """Write *player*'s values to the sheet; their public count follows (a count is no secret)."""
+        session = self._ours()
+        refusal = self._check_secret(player, coins)
+        if session is None or refusal:
+            return refusal
+        try:
+            session.set_score(player, "coins", coins)
+        except CompanionError as exc:
+            return str(exc)
+        if self._state().counts.get(player) != len(coins):
+            self._play("count", {"player": player, "count": len(coins)})
+        return ""
+
+    # -- the end -------------------------------------------------------------------------------
+
+    def finish(self) -> None:
+        session = self._ours()
+        if session is None:
+            return
+        try:
+            out = drakon.score_document(self._doc())
+        except CompanionError as exc:
+            self.notify(str(exc))
+            return
+        colours = {p.name: p.colour for p in session.players}
+        if session.result is None:  # a second tap shows the result again, it does not log it twice
+            self.attempt(lambda: session.finish_game(out))
+        winners = [self._side(s) for s in drakon_sheet.winners(out)]
+        ResultsPopup(scores=out["totals"], winners=winners, colours=colours).open()
+
+
+SCREEN = DrakonScreen

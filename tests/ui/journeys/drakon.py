@@ -1,0 +1,192 @@
+"""Drakon on the touch screen: secret coin values behind the cover, the reveal, Heroes!, Finish."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from companion.games.drakon_sheet import to_coins_text
+from companion.ui.lang import TR
+from tests.ui.kit import find, hold, result, screen, tap
+
+SECRET = {"Anna": [3, 3, 3, 2], "Bence": [2, 1, 3]}  # 11 gold: Anna holds the standard goal; Bence 6
+TEAMS = {"Anna": [3, 3, 2], "Bence": [3, 1], "Csilla": [3, 3, 3, 2], "Dávid": [2, 2]}
+
+
+def all_texts(app: Any) -> Iterator[str]:
+    """Every text of every widget in the window: the screens, the strip, and any cover or popup."""
+    for top in app.root_widget.get_root_window().children:
+        for widget in top.walk():
+            text = getattr(widget, "text", None)
+            if isinstance(text, str) and text:
+                yield text
+
+
+def value_forms(name: str, coins: Sequence[int]) -> list[str]:
+    """The ways a coin list or its total could be spelt on a screen."""
+    forms = [to_coins_text(coins), json.dumps(list(coins)), str(list(coins)),
+             f"{name} {sum(coins)}", f"{name}: {sum(coins)}", f"{sum(coins)} gold"]
+    for order in (list(coins), sorted(coins), sorted(coins, reverse=True)):
+        forms += [sep.join(str(v) for v in order) for sep in (" ", ", ", "+", " + ", " · ", "·")]
+    return forms
+
+
+def assert_no_values(app: Any, entered: dict[str, list[int]]) -> None:
+    for text in all_texts(app):
+        for name, coins in entered.items():
+            for form in value_forms(name, coins):
+                assert form not in text, f"{name}'s secret {coins} shows as {form!r} in {text!r}"
+
+
+def cli_score(doc: dict[str, Any]) -> dict[str, Any]:
+    cli = subprocess.run([sys.executable, "-m", "companion", "score", "drakon", "--json"],
+                         input=json.dumps(doc), capture_output=True, text=True, timeout=60)
+    assert cli.returncode == 0, cli.stderr
+    return dict(json.loads(cli.stdout))
+
+
+async def start_drakon(app: Any, names: Sequence[str]) -> Any:
+    home = screen(app, "home")
+    for name in names:
+        home.ids.name_input.text = name
+        await tap(app, home.ids.add_player)
+    await tap(app, find(app, "TouchButton", TR._("Drakon")))
+    await tap(app, home.ids.start)
+    assert app.manager.current == "game:drakon"
+    return screen(app, "game:drakon")
+
+
+def plus_of(stepper: Any) -> Any:
+    return next(w for w in stepper.walk() if getattr(w, "text", None) == "+")
+
+
+async def drakon_secret_scoring(app: Any) -> None:
+    """Two players enter their values in secret; the shared screen never shows one; the reveal
+    equals `companion score drakon`; a Heroes! counter works once; Finish."""
+    sheet = await start_drakon(app, list(SECRET))
+    session = app.svc.session
+
+    # The variant: the team game needs 4 or 6 players, so it is refused for two.
+    await tap(app, sheet.ids.variant_team)
+    assert sheet.variant == "standard" and "variant" not in session.score_options
+    assert "4 / 6" in app.strip.note
+    await tap(app, sheet.ids.variant_escape)
+    assert session.score_options["variant"] == "escape" and "8 gold" in sheet.goal
+    await tap(app, sheet.cards["Bence"].flag_button)
+    assert session.score_sheet["Bence"]["escaped"] is True
+    await tap(app, sheet.ids.variant_standard)
+    assert session.score_options["variant"] == "standard" and "10 gold" in sheet.goal
+    assert sheet.cards["Anna"].flag_button is None
+
+    # Public counts: Anna shows two coins drawn; her secret entry will make it four.
+    for _ in range(2):
+        await tap(app, plus_of(sheet.cards["Anna"].ids.stepper))
+    assert [d["count"] for k, d, _t in session.play_log if k == "drakon.count"] == [1, 2]
+    assert sheet.cards["Anna"].ids.stepper.value == 2
+
+    # Heroes!: dealt at random; Bence's counter works once and is refused the second time.
+    await tap(app, sheet.deal_button)
+    assert sheet.deal_button is None and set(sheet.cards) == set(SECRET)
+    hero = sheet.cards["Bence"].hero_button
+    assert hero.text.endswith("ready"), hero.text
+    await tap(app, hero)
+    assert sheet.cards["Bence"].hero_button.text.endswith("used")
+    assert "used the" in app.strip.note
+    await tap(app, sheet.cards["Bence"].hero_button)
+    assert "once per game" in app.strip.note
+    assert [d for k, d, _t in session.play_log if k == "drakon.ability"] == [{"player": "Bence"}]
+
+    # The secret entries, each behind the cover; after each, no value anywhere in the window.
+    entered: dict[str, list[int]] = {}
+    for name, coins in SECRET.items():
+        await tap(app, sheet.cards[name].secret_button)
+        cover = sheet.secret
+        assert cover.stage == "cover" and name in cover.ids.pass_to.text
+        assert_no_values(app, entered)
+        await tap(app, cover.ids.show)
+        assert cover.stage == "entry"
+        for value in coins:
+            await tap(app, cover.ids[f"coin{value}"])
+        await tap(app, cover.ids.coin1)
+        await tap(app, cover.ids.take_back)  # a slip taken back
+        assert cover.coins_text == to_coins_text(coins)  # on the private page only
+        await tap(app, cover.ids.done)
+        entered[name] = coins
+        assert cover.stage == "done"
+        assert_no_values(app, entered)
+        await tap(app, cover.ids.close)
+        await app.wait_clock_frames(3)
+        assert cover.parent is None and app.manager.current == "game:drakon"
+        assert_no_values(app, entered)
+        assert session.score_sheet[name]["coins"] == coins
+        assert sheet.cards[name].ids.stepper.value == len(coins)  # the count followed: no secret
+        assert sheet.cards[name].secret_button.text.startswith("Coins entered")
+    assert "Goal reached: Anna" in sheet.summary  # who, never how much
+
+    # A tap does not reveal; a hold does.
+    await tap(app, sheet.reveal_button)
+    assert not sheet.revealed and "Hold" in app.strip.note
+    assert_no_values(app, entered)
+    await hold(app, sheet.reveal_button)
+    await app.wait_clock_frames(3)
+    assert sheet.revealed
+    # Undo turns the coins face down again: no value left on the screen; Redo reveals them again.
+    await tap(app, app.nav.ids.undo)
+    await app.wait_clock_frames(3)
+    assert not sheet.revealed
+    assert_no_values(app, entered)
+    await tap(app, app.nav.ids.redo)
+    await app.wait_clock_frames(3)
+    assert sheet.revealed
+    expected = cli_score(session.score_document())
+    for name, gold in expected["totals"].items():
+        assert f"{name} {gold}" in sheet.summary, (sheet.summary, expected)
+        assert sheet.reveal_rows[name].total_text == str(gold)
+        assert sheet.reveal_rows[name].coins_text == to_coins_text(SECRET[name])
+    assert expected["goal_reached"] == ["Anna"] and "Goal reached: Anna" in sheet.summary
+    assert "Most gold: " + ", ".join(expected["leaders"]) in sheet.summary
+
+    await tap(app, sheet.finish_button)
+    assert session.result == expected
+    popup = next(w for w in app.root_widget.get_root_window().children if type(w).__name__ == "ResultsPopup")
+    assert popup.winners == ["Anna"] and popup.scores == expected["totals"]
+    result(totals=expected["totals"], goal_reached=expected["goal_reached"], leaders=expected["leaders"])
+
+
+async def drakon_team_reveal(app: Any) -> None:
+    """Four players, the team game; every value entered openly at the reveal; team totals match
+    `companion score drakon`."""
+    sheet = await start_drakon(app, list(TEAMS))
+    session = app.svc.session
+    await tap(app, sheet.ids.variant_team)
+    assert session.score_options["variant"] == "team"
+    teams = {name: session.score_sheet[name]["team"] for name in TEAMS}
+    assert teams == {"Anna": "A", "Bence": "B", "Csilla": "A", "Dávid": "B"}  # alternating seats
+    await tap(app, sheet.cards["Bence"].flag_button)  # Bence to A: three in A is refused by the rules
+    assert session.score_sheet["Bence"]["team"] == "A" and "teams are pairs" in sheet.summary
+    await tap(app, sheet.cards["Bence"].flag_button)
+    assert session.score_sheet["Bence"]["team"] == "B" and "teams are pairs" not in sheet.summary
+    await hold(app, sheet.reveal_button)
+    await app.wait_clock_frames(3)
+    assert sheet.revealed
+    for name, coins in TEAMS.items():
+        row = sheet.reveal_rows[name]
+        for value in coins:
+            await tap(app, row.ids[f"add{value}"])
+            row = sheet.reveal_rows[name]
+    expected = cli_score(session.score_document())
+    assert expected["team_totals"] == {"A": 19, "B": 8}
+    for team, gold in expected["team_totals"].items():
+        assert f"Team {team} {gold}" in sheet.summary, sheet.summary
+    for name, gold in expected["totals"].items():
+        assert f"{name} {gold}" in sheet.summary
+    assert "Nobody reached the goal" in sheet.summary and "Most gold: Team A" in sheet.summary
+    await tap(app, sheet.finish_button)
+    assert session.result == expected
+    result(team_totals=expected["team_totals"], leaders=expected["leaders"])
+
+
+JOURNEYS = {f.__name__: f for f in (drakon_secret_scoring, drakon_team_reveal)}

@@ -1,0 +1,20 @@
+"""Drakon's touch screen, driven through real touches (tests/ui/journeys/drakon.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.ui.test_journeys import drive, scratch
+
+
+@pytest.mark.parametrize("size", ["800x480", "1280x720"])
+def test_ui_drakon_secret_values_never_on_the_shared_screen(tmp_path: Path, display: str, size: str) -> None:
+    [out] = drive("drakon_secret_scoring", scratch(tmp_path), display, size=size)
+    assert out == {"totals": {"Anna": 11, "Bence": 6}, "goal_reached": ["Anna"], "leaders": ["Anna"]}
+
+
+def test_ui_drakon_team_game_entered_at_the_reveal_portrait(tmp_path: Path, display: str) -> None:
+    [out] = drive("drakon_team_reveal", scratch(tmp_path), display, size="720x1280")
+    assert out == {"team_totals": {"A": 19, "B": 8}, "leaders": ["A"]}
