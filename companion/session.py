@@ -313,6 +313,10 @@ class TableSession:
 
     def _apply(self, event: StoredEvent, now: float) -> None:
         kind, data = event.kind, event.data
+        if kind.startswith("timer."):
+            # What fell due before the command counts first: live, the frame pump has always
+            # polled by then; on replay nothing else would (a tap on an expired glass restarts it).
+            self.board.poll()
         if kind == "session.started":
             self.game = str(data["game"])
             self.players = tuple(Player(n, c) for n, c in data["players"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from companion.errors import CompanionError, InvalidInput, TimerStateError
@@ -149,7 +149,8 @@ def test_session_turn_clock_tap_starts_then_passes(store: Store, clock: FakeCloc
     assert s.turn_clock.remaining_s("A", clock.now()) == 50
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=300, deadline=None)
+@example(script=["toggle", "minus", "minus", "wait", "wait", "toggle"])  # a tap on a glass that ran out
 @given(script=st.lists(st.sampled_from(["toggle", "plus", "minus", "flip", "reset", "undo", "redo", "wait"]),
                        max_size=25))
 def test_session_resume_equals_the_live_state(script: list[str]) -> None:
