@@ -204,9 +204,9 @@ class TimerScreen(BaseScreen):
                 chip = TouchButton(text=name, selected=name == self.selected)
                 chip.bind(on_release=lambda b, n=name: self.select(n))
                 chips.add_widget(chip)
-        if session is not None:
+        if session is not None and self.selected:
             self.update(session.now())
-        else:
+        else:  # no session, or one without timers yet (a new game after one that had some)
             self.has_timer, self.phase, self.title = False, "", TR._("Choose a timer below")
             self.digits, self.fraction_left, self.sand = "–:––", 1.0, THEME.primary
             self.toggle_text = TR._("Start")

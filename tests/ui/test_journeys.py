@@ -59,6 +59,10 @@ def test_ui_undo_redo(tmp_path: Path, display: str) -> None:
     assert drive("undo_redo", scratch(tmp_path), display) == [{"ok": True}]
 
 
+def test_ui_new_game_after_one_with_timers(tmp_path: Path, display: str) -> None:
+    assert drive("new_game_after_timers", scratch(tmp_path), display) == [{"ok": True}]
+
+
 def test_ui_long_press_resets(tmp_path: Path, display: str) -> None:
     assert drive("long_press_reset", scratch(tmp_path), display) == [{"ok": True}]
 

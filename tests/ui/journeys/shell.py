@@ -125,6 +125,18 @@ async def undo_redo(app: Any) -> None:
     result(ok=True)
 
 
+async def new_game_after_timers(app: Any) -> None:
+    """A new game after one with timers: the Timer screen starts empty (no loop, no crash)."""
+    await tap(app, find(app, "TouchButton", "Start"))
+    timer = screen(app, "timer")
+    await tap(app, timer.ids.preset_market)
+    await tap(app, find(app, "TouchButton", "Home"))
+    await tap(app, screen(app, "home").ids.start)
+    await app.wait_clock_frames(5)
+    assert app.manager.current == "timer" and not timer.has_timer and app.svc.session.board.names == []
+    result(ok=True)
+
+
 async def long_press_reset(app: Any) -> None:
     """A long press on the big button resets the timer."""
     await tap(app, find(app, "TouchButton", "Start"))
@@ -182,5 +194,5 @@ async def table_mode(app: Any) -> None:
     result(angles=angles)
 
 
-JOURNEYS = {f.__name__: f for f in (table_mode, negotiation, turn_clock, settings_pin, language, undo_redo,
+JOURNEYS = {f.__name__: f for f in (table_mode, new_game_after_timers, negotiation, turn_clock, settings_pin, language, undo_redo,
                                      long_press_reset, run_and_wait, resume)}
