@@ -176,7 +176,11 @@ class PlacePopup(Popup):  # type: ignore[misc]
     player = StringProperty("")
     role = StringProperty("knight")
 
-    def on_open(self) -> None:
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._build()  # now, not on_open: that waits for the opening animation
+
+    def _build(self) -> None:
         box = self.ids.players
         box.clear_widgets()
         for p in self.screen.svc.session.players:
@@ -186,7 +190,7 @@ class PlacePopup(Popup):  # type: ignore[misc]
 
     def pick(self, player: str) -> None:
         self.player = player
-        self.on_open()
+        self._build()
 
 
 class RevealPopup(Popup):  # type: ignore[misc]
