@@ -1,0 +1,427 @@
+"""Gold! on the touch screen: the end-of-game scorer, the colour scoring step by step, the winner.
+
+The score sheet is the session's (``set_score(player, "display" | "scored", [CARD, ...])``), so
+it is undoable and survives a restart; this screen keeps only what is on view (the player,
+the list, the page of the colour scoring). A card is checked with the rules core
+(:func:`companion.games.gold_sheet.check_add`) before anything is logged: a card the box has
+no more of is refused on the spot, with where its copies are. The colour scoring and the
+totals are :func:`companion.games.gold_sheet.walk`'s, the same numbers as ``companion score gold``.
+
+Main thread only.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from kivy.properties import BooleanProperty, ListProperty, NumericProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
+
+from companion.errors import CompanionError
+from companion.games import gold, gold_sheet
+from companion.games.gold import COLOURS, Card, Colour
+from companion.games.gold_sheet import (
+    DISPLAY,
+    SCORED,
+    AllCardsEntered,
+    ColourStep,
+    NoCopyLeft,
+    ScoringWalk,
+    SheetRefusal,
+    StepOutcome,
+    TieBreakKind,
+)
+from companion.session import TableSession
+from companion.ui.lang import TR
+from companion.ui.results import ResultsPopup
+from companion.ui.screens import BaseScreen
+from companion.ui.theme import PLAYER_RGB, THEME, rgb
+from companion.ui.widgets import TouchButton
+
+
+def N_(text: str) -> str:  # noqa: N802 - gettext's "mark for the catalogue, translate later"
+    return text
+
+
+MARKED = (N_("pink"), N_("donkey"))   # texts translated from data (the colours' other names are shared)
+
+CARD_RGB: dict[Colour, str] = {
+    Colour.GREEN: "#43a047", Colour.BLUE: "#1e88e5", Colour.PURPLE: "#8e24aa",
+    Colour.RED: "#e53935", Colour.ORANGE: "#ef6c00", Colour.PINK: "#ec407a",
+}
+"""The six card colours (the player colours where they share a name; pink is the game's own)."""
+
+TOTALS_PAGE = len(COLOURS)
+"""Pages 0-5 are the colours in the rule book's order; page 6 the final scoring."""
+
+DIM = 0.42
+
+
+def dimmed(colour: list[float], k: float = DIM) -> list[float]:
+    """*colour* darkened (not made transparent), so the text colour a button picks stays readable."""
+    return [c * k for c in colour[:3]] + [1.0]
+
+
+def colour_name(colour: Colour) -> str:
+    return TR._(str(colour))
+
+
+def value_name(card: Card) -> str:
+    return TR._("donkey") if card.gold is None else str(card.gold)
+
+
+def card_name(card: Card) -> str:
+    return f"{colour_name(card.colour)} {value_name(card)}"
+
+
+def place_name(player: str, field: str) -> str:
+    if field == SCORED:
+        return TR._("{player}'s scoring pile").format(player=player)
+    return TR._("{player}'s display").format(player=player)
+
+
+def names(players: Any) -> str:
+    return ", ".join(players)
+
+
+def refusal_text(refusal: SheetRefusal) -> str:
+    if isinstance(refusal, NoCopyLeft):
+        return TR._("No {card} left: a {count}-player game has {copies}, all entered ({where}).").format(
+            card=card_name(refusal.card), count=refusal.player_count, copies=refusal.copies,
+            where="; ".join(place_name(p, f) for p, f in refusal.entered))
+    assert isinstance(refusal, AllCardsEntered)
+    return TR._("All {limit} cards in play are entered: a {count}-player game has no more.").format(
+        limit=refusal.limit, count=refusal.player_count)
+
+
+def verdict_text(step: ColourStep) -> str:
+    """What happened to one colour, in a sentence (rule book, SZÍN PONTOZÁSA)."""
+    colour = colour_name(step.colour)
+    leaders = step.scoring.leaders
+    if step.outcome is StepOutcome.NOBODY:
+        return TR._("{colour}: nobody has a card of this colour, nothing to score.").format(colour=colour)
+    if step.outcome is StepOutcome.NO_GOLD:
+        return TR._("{colour}: no gold card in any display, so the colour is not scored; donkeys are "
+                    "discarded.").format(colour=colour)
+    if step.outcome is StepOutcome.LEADER:
+        return TR._("{colour}: {player} has the highest sum ({sum}) and banks the highest gold card; the "
+                    "other cards are discarded.").format(colour=colour, player=leaders[0], sum=step.top_sum)
+    return TR._("{colour}: {players} tie on {sum}, each banks the highest gold card; the other cards are "
+                "discarded.").format(colour=colour, players=names(leaders), sum=step.top_sum)
+
+
+def tie_break_text(walk: ScoringWalk) -> str:
+    """Who won and why (rule book, VÉGSŐ PONTOZÁS: points, then cards in the pile, then shared)."""
+    tie = walk.tie_break
+    if tie.kind is TieBreakKind.CLEAR:
+        return TR._("{player} has the most points ({points}) and wins.").format(player=tie.winners[0],
+                                                                             points=tie.points)
+    if tie.kind is TieBreakKind.CARDS:
+        return TR._("{players} tie on {points} points; the most cards in the scoring pile ({cards}) breaks "
+                    "the tie. Winner: {winners}.").format(players=names(tie.tied), points=tie.points,
+                                                          cards=tie.cards, winners=names(tie.winners))
+    return TR._("{players} tie on {points} points and {cards} cards: they all win.").format(
+        players=names(tie.tied), points=tie.points, cards=tie.cards)
+
+
+def warning_text(warning: gold_sheet.SheetWarning) -> str:
+    where = place_name(warning.player, warning.field)
+    if warning.field == DISPLAY:
+        return TR._("{place} has {count} {colour} cards: a set of 3 is scored at once.").format(
+            place=where, count=warning.count, colour=colour_name(warning.colour))
+    return TR._("{place} has {count} {colour} cards: a pile holds sets of 3.").format(
+        place=where, count=warning.count, colour=colour_name(warning.colour))
+
+
+class GoldColumn(BoxLayout):  # type: ignore[misc]
+    """One player's column of the colour scoring: cards held, sum, what is banked, the pile."""
+
+    name = StringProperty("")
+    name_fill = ListProperty([0, 0, 0, 1])
+    name_color = ListProperty([1, 1, 1, 1])
+    held = StringProperty("")
+    total = StringProperty("")
+    outcome = StringProperty("")
+    outcome_color = ListProperty([1, 1, 1, 1])
+    standing = StringProperty("")
+    leading = BooleanProperty(False)
+
+
+class GoldScoreScreen(BaseScreen):
+    """Gold!'s end: each player's display and scoring pile by touch, then the colour scoring."""
+
+    player = StringProperty("")
+    field = StringProperty(DISPLAY)
+    view = StringProperty("sheet")          # "sheet" or "scoring"
+    page = NumericProperty(0)
+    ready = BooleanProperty(False)          # a Gold! session with 2-3 players
+    can_score = BooleanProperty(False)      # the sheet is a document the rules core scores
+    message = StringProperty("")
+    refused = BooleanProperty(False)
+    summary = StringProperty("")
+    verdict = StringProperty("")
+    warnings = StringProperty("")
+    last_page = NumericProperty(TOTALS_PAGE)
+    display_count = NumericProperty(0)
+    scored_count = NumericProperty(0)
+
+    def __init__(self, **kwargs: Any) -> None:
+        self.card_buttons: dict[str, TouchButton] = {}   # "red:8" -> its button; filled in on_kv_post
+        self.page_buttons: list[TouchButton] = []
+        self.walk: ScoringWalk | None = None
+        super().__init__(**kwargs)
+
+    def on_kv_post(self, _base: Any) -> None:
+        grid = self.ids.cards
+        for colour in COLOURS:
+            for value in gold_sheet.VALUES:
+                card = gold_sheet.card_of(colour, value)
+                button = TouchButton(fill=rgb(CARD_RGB[colour]))
+                button.bind(on_release=lambda _b, c=card: self.add(c))
+                self.card_buttons[gold.to_card_text(card)] = button
+                grid.add_widget(button)
+        for i in range(TOTALS_PAGE + 1):
+            button = TouchButton()
+            button.bind(on_release=lambda _b, n=i: self.show_page(n))
+            self.page_buttons.append(button)
+            self.ids.pages.add_widget(button)
+
+    def on_pre_enter(self, *_: Any) -> None:
+        self.refresh()
+
+    def on_view(self, _screen: Any, view: str) -> None:
+        self.ids.views.current = view
+
+    # -- reading the session ---------------------------------------------------------------------
+
+    def _session(self) -> TableSession | None:
+        session = self.svc.session if self.svc is not None else None
+        return session if session is not None and session.game == "gold" else None
+
+    def _doc(self) -> dict[str, Any] | None:
+        session = self._session()
+        return session.score_document() if session is not None and self.ready else None
+
+    # -- redrawing -------------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        session = self._session()
+        players = session.players if session is not None else ()
+        self.ready = gold.MIN_PLAYERS <= len(players) <= gold.MAX_PLAYERS
+        if self.player not in [p.name for p in players]:
+            self.player = players[0].name if players else ""
+        doc = self._doc()
+        self.walk, problem = None, ""
+        if doc is not None:
+            try:
+                self.walk = gold_sheet.walk(doc)
+            except CompanionError as exc:   # a sheet from a hand-edited log: say what is wrong with it
+                problem = str(exc)
+        self.can_score = self.walk is not None
+        self._build_tabs()
+        self._draw_sheet(doc, problem)
+        self._draw_scoring(doc)
+
+    def _build_tabs(self) -> None:
+        tabs = self.ids.tabs
+        tabs.clear_widgets()
+        session = self._session()
+        for p in session.players if session is not None else ():
+            colour = rgb(PLAYER_RGB.get(p.colour, "#888888"))
+            chosen = p.name == self.player
+            tab = TouchButton(text=p.name, selected=chosen, fill=colour if chosen else dimmed(colour))
+            tab.player = p.name
+            tab.bind(on_release=lambda _b, n=p.name: self.choose(n))
+            tabs.add_widget(tab)
+
+    def _draw_sheet(self, doc: dict[str, Any] | None, problem: str) -> None:
+        self.ids.chips.clear_widgets()
+        self.display_count = self.scored_count = 0
+        left: Counter[Card] | None = None
+        if doc is None:
+            self.summary = (TR._("Gold! is for 2 to 3 players: start it on the Home screen with them.")
+                            if self._session() is not None
+                            else TR._("Start a Gold! game on the Home screen to score it here."))
+        else:
+            try:
+                left = gold_sheet.cards_left(doc)
+                self._draw_chips(doc)
+            except CompanionError as exc:
+                problem = problem or str(exc)
+            self.summary = problem or self._standings()
+        for text, button in self.card_buttons.items():
+            card = gold.parse_card(text)
+            colour = rgb(CARD_RGB[card.colour])
+            button.text = value_name(card)
+            button.disabled = left is None
+            button.fill = colour if left is None or left[card] else dimmed(colour, 0.3)   # none left: dark
+
+    def _draw_chips(self, doc: dict[str, Any]) -> None:
+        self.display_count = len(gold_sheet.card_texts(doc, self.player, DISPLAY))
+        self.scored_count = len(gold_sheet.card_texts(doc, self.player, SCORED))
+        for card in gold_sheet.by_colour(gold_sheet.cards(doc, self.player, self.field)):
+            chip = TouchButton(text=f"{card_name(card)}  ×", fill=rgb(CARD_RGB[card.colour]))
+            chip.card = gold.to_card_text(card)
+            chip.bind(on_release=lambda _b, c=card: self.remove(c))
+            self.ids.chips.add_widget(chip)
+
+    def _standings(self) -> str:
+        """``A 45   B 45 ★   C 41``: the final scores if the game ended on the sheet as it is."""
+        if self.walk is None:
+            return ""
+        winners = self.walk.tie_break.winners
+        return "   ".join(f"{name} {pile.points}{' ★' if name in winners else ''}"
+                          for name, pile in self.walk.steps[-1].piles.items())
+
+    def _draw_scoring(self, doc: dict[str, Any] | None) -> None:
+        if self.walk is None or doc is None:
+            self.ids.columns.clear_widgets()
+            self.verdict, self.warnings = "", ""
+            if self.view == "scoring":
+                self.view = "sheet"
+            return
+        if self.view != "scoring":   # drawn when shown: a tap on the sheet need not lay out the pages
+            return
+        self.warnings = "  ".join(warning_text(w) for w in gold_sheet.sheet_warnings(doc)[:2])
+        for i, button in enumerate(self.page_buttons):
+            chosen = i == self.page
+            if i == TOTALS_PAGE:
+                button.text, button.selected, button.fill = TR._("Totals"), chosen, [0, 0, 0, 0]
+            else:
+                colour = rgb(CARD_RGB[COLOURS[i]])
+                button.text, button.selected = colour_name(COLOURS[i]), chosen
+                button.fill = colour if chosen else dimmed(colour)
+        self._draw_page(self.walk)
+
+    def _draw_page(self, walk: ScoringWalk) -> None:
+        columns = self.ids.columns
+        columns.clear_widgets()
+        colours = self._player_colours()
+        winners = walk.tie_break.winners
+        step = walk.steps[self.page] if self.page < TOTALS_PAGE else None
+        self.verdict = verdict_text(step) if step is not None else tie_break_text(walk)
+        for name in walk.players:
+            fill = rgb(PLAYER_RGB.get(colours.get(name, ""), "#888888"))
+            column = GoldColumn(name=name, name_fill=fill,
+                                name_color=THEME.on_primary if sum(fill[:3]) / 3 > 0.55 else THEME.text)
+            if step is not None:
+                self._fill_step(column, step, name)
+            else:
+                self._fill_totals(column, walk, name, name in winners)
+            columns.add_widget(column)
+
+    def _fill_step(self, column: GoldColumn, step: ColourStep, name: str) -> None:
+        held = step.held[name]
+        banked = step.scoring.banked.get(name)
+        discarded = step.scoring.discarded.get(name, ())
+        column.held = ", ".join(value_name(card) for card in held) or "—"
+        column.total = f"= {step.scoring.sums[name]}" if held else ""
+        lines = []
+        if banked is not None:
+            lines.append(TR._("banks {card}").format(card=value_name(banked)))
+        if discarded:
+            lines.append(TR._("discards {cards}").format(cards=", ".join(value_name(c) for c in discarded)))
+        column.outcome = "\n".join(lines)
+        column.outcome_color = THEME.green if banked is not None else THEME.muted
+        column.leading = name in step.scoring.leaders
+        pile = step.piles[name]
+        column.standing = TR._("pile {points} ({cards} cards)").format(points=pile.points, cards=pile.cards)
+
+    def _fill_totals(self, column: GoldColumn, walk: ScoringWalk, name: str, won: bool) -> None:
+        before, pile = walk.before[name], walk.steps[-1].piles[name]
+        column.held = " + ".join([str(before.points), *(str(card.value) for card in walk.banked[name])])
+        column.total = f"= {pile.points}"
+        column.outcome = TR._("{cards} cards").format(cards=pile.cards)
+        column.outcome_color = THEME.text
+        column.leading = won
+        column.standing = "★ " + TR._("Winner") if won else ""
+
+    def _player_colours(self) -> dict[str, str]:
+        session = self._session()
+        return {p.name: p.colour for p in session.players} if session is not None else {}
+
+    # -- touches ---------------------------------------------------------------------------------
+
+    def choose(self, player: str) -> None:
+        self.player = player
+        self.message = ""
+        self.refresh()
+
+    def choose_field(self, field: str) -> None:
+        self.field = field
+        self.message = ""
+        self.refresh()
+
+    def _say(self, text: str, *, refused: bool = False) -> None:
+        self.message, self.refused = text, refused
+        if refused:
+            self.notify(text)
+
+    def add(self, card: Card) -> None:
+        """Put *card* on the chosen list, unless the rules core says the box has no more of it."""
+        session, doc = self._session(), self._doc()
+        if session is None or doc is None or not self.player:
+            return
+        try:
+            refusal = gold_sheet.check_add(doc, self.player, self.field, card)
+            if refusal is not None:
+                self._say(refusal_text(refusal), refused=True)
+                return
+            texts = gold_sheet.card_texts(gold_sheet.with_card(doc, self.player, self.field, card),
+                                          self.player, self.field)
+            session.set_score(self.player, self.field, texts)
+        except CompanionError as exc:
+            self._say(str(exc), refused=True)
+            return
+        self._say(TR._("{card} added to {place}").format(card=card_name(card),
+                                                        place=place_name(self.player, self.field)))
+        self.refresh()
+
+    def remove(self, card: Card) -> None:
+        """Take one *card* off the chosen list (a chip tapped)."""
+        session, doc = self._session(), self._doc()
+        if session is None or doc is None:
+            return
+        try:
+            after = gold_sheet.without_card(doc, self.player, self.field, card)
+            session.set_score(self.player, self.field, gold_sheet.card_texts(after, self.player, self.field))
+        except CompanionError as exc:
+            self._say(str(exc), refused=True)
+            return
+        self._say(TR._("{card} taken off {place}").format(card=card_name(card),
+                                                         place=place_name(self.player, self.field)))
+        self.refresh()
+
+    def open_scoring(self) -> None:
+        """The colour scoring from its first colour (back to the sheet if the sheet cannot be scored)."""
+        self.page = 0
+        self.view = "scoring"
+        self.refresh()
+
+    def open_sheet(self) -> None:
+        self.view = "sheet"
+        self.refresh()
+
+    def show_page(self, page: int) -> None:
+        self.page = max(0, min(TOTALS_PAGE, page))
+        self.refresh()
+
+    def step(self, by: int) -> None:
+        self.show_page(int(self.page) + by)
+
+    def finish(self) -> None:
+        """Record what ``companion score gold`` answers for the sheet, end the game, show the results."""
+        session, doc = self._session(), self._doc()
+        if session is None or doc is None:
+            return
+        try:
+            out = gold.score_document(doc)
+        except CompanionError as exc:
+            self.notify(str(exc))
+            return
+        self.attempt(lambda: session.finish_game(out))
+        ResultsPopup(scores=out["scores"], winners=out["winners"], colours=self._player_colours()).open()
+
+
+SCREEN = GoldScoreScreen
