@@ -47,10 +47,11 @@ def main() -> int:
     from kivy.clock import Clock
     from kivy.core.window import Window
 
-    from companion.session import Player
+    from companion.session import Player, TableSession
     from companion.ui.lang import TR
     from companion.ui.widgets import FitLabel
 
+    sessions: dict[str, TableSession] = {}
     plan = [(size, lang, screen) for size in args.sizes.split(",") for lang in args.langs.split(",")
             for screen in args.screens.split(",")]
 
@@ -79,6 +80,28 @@ def main() -> int:
         for player, counts in zip(players, sample, strict=True):
             for field, value in counts.items():
                 session.set_score(player.name, field, value)
+        for slot, (strength, known, hidden) in enumerate([(9, 3, 2), (7, 2, 2), (12, 4, 3), (5, 1, 1)]):
+            session.record_play("dg.reveal",
+                                {"slot": slot, "strength": strength, "known": known, "hidden": hidden})
+        for player, role, strength in (("Anna", "wizard", 2), ("Bence", "thief", 1), ("Csilla", "knight", 4)):
+            session.record_play("dg.place", {"slot": 0, "player": player, "role": role, "strength": strength})
+        sessions["dragons-gold"] = session
+        # Each game's own screen is shot during a session of that game.
+        store, clock, bus = app.svc.store, app.svc.clock, app.svc.bus
+        gold = TableSession.start(store, "gold", players[:3], clock, bus)
+        for name, scored, display in (
+                ("Anna", ["purple:8", "purple:7", "purple:6"], ["red:8", "red:donkey", "blue:5"]),
+                ("Bence", ["pink:8", "pink:3", "pink:3"], ["red:6", "blue:7", "orange:6"]),
+                ("Csilla", [], ["blue:4", "orange:3", "green:5", "green:donkey"])):
+            gold.set_score(name, "scored", scored)
+            gold.set_score(name, "display", display)
+        sessions["gold"] = gold
+        drakon = TableSession.start(store, "drakon", players, clock, bus)
+        for name, count in (("Anna", 3), ("Bence", 5), ("Csilla", 1), ("Дмитрий", 4)):
+            drakon.record_play("drakon.count", {"player": name, "count": count})
+        sessions["drakon"] = drakon
+        sessions["volatio"] = TableSession.start(store, "volatio", players, clock, bus)
+        app.svc.session = session
         app.refresh()
         Clock.schedule_once(lambda _dt: step(0), 0.5)
 
@@ -92,6 +115,10 @@ def main() -> int:
             Window.size = (w, h)
         if TR.lang != lang:
             app.set_language(lang)
+        game = screen.split(":", 1)[1] if screen.startswith("game:") else "dragons-gold"
+        if app.svc.session is not sessions[game]:
+            app.svc.session = sessions[game]
+            app.refresh()
         app.manager.current = screen
         Clock.schedule_once(lambda _dt: shoot(i), 0.35)
 
