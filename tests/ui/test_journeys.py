@@ -77,6 +77,10 @@ def test_ui_dragons_gold_sharing_timers_and_strategic_order(tmp_path: Path, disp
     assert drive("dragons_gold_sharing", env, display) == [{"removed": 3, "market": True}]
 
 
+def test_ui_undo_across_screens(tmp_path: Path, display: str) -> None:
+    assert drive("undo_across_screens", scratch(tmp_path), display) == [{"ok": True}]
+
+
 def test_ui_history_chart_and_exports(tmp_path: Path, display: str) -> None:
     [_scored, out] = drive("history_after_scoring", scratch(tmp_path), display)
     assert out == {"exported": ["play-1.bgstats.json", "plays.csv"]}

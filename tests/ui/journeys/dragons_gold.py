@@ -124,6 +124,36 @@ async def dragons_gold_sharing(app: Any) -> None:
     result(removed=game.state().removed, market=True)
 
 
+async def undo_across_screens(app: Any) -> None:
+    """A move on the game's screen, undone from the Timer screen; a timer, undone from the game's."""
+    home = screen(app, "home")
+    for name in ("P1", "P2", "P3"):
+        home.ids.name_input.text = name
+        await tap(app, home.ids.add_player)
+    await tap(app, find(app, "TouchButton", "Dragon's Gold"))
+    await tap(app, home.ids.start)
+    game = screen(app, "game:dragons-gold")
+    card = list(reversed(game.ids.row.children))[0]
+    await tap(app, next(w for w in card.walk() if getattr(w, "text", "") == "Turn up a dragon"))
+    popup = next(w for w in app.root_window.children if type(w).__name__ == "RevealPopup")
+    await tap(app, popup.ids.ok)
+    assert game.state().revealed == 1
+    await tap(app, find(app, "TouchButton", "Timer"))
+    await tap(app, screen(app, "timer").ids.preset_market)
+    assert app.svc.session.board["market"].is_running
+    await tap(app, find(app, "TouchButton", "Game"))
+    assert app.manager.current == "game:dragons-gold"
+    await tap(app, app.nav.ids.undo)  # the market timer's start
+    assert "market" in app.svc.session.board and not app.svc.session.board["market"].is_running
+    await tap(app, app.nav.ids.undo)  # the market timer itself
+    await tap(app, find(app, "TouchButton", "Timer"))
+    await tap(app, app.nav.ids.undo)  # the dragon, from the Timer screen
+    assert game.state().revealed == 0
+    await tap(app, app.nav.ids.redo)
+    assert game.state().revealed == 1
+    result(ok=True)
+
+
 async def history_after_scoring(app: Any) -> None:
     """Finish a Dragon's Gold game, then find it in History: the chart and the exports."""
     from pathlib import Path
@@ -148,4 +178,5 @@ async def history_after_scoring(app: Any) -> None:
     result(exported=sorted(p.name for p in folder.iterdir()))
 
 
-JOURNEYS = {f.__name__: f for f in (dragons_gold_scoring, dragons_gold_sharing, history_after_scoring)}
+JOURNEYS = {f.__name__: f for f in (dragons_gold_scoring, dragons_gold_sharing, undo_across_screens,
+                                     history_after_scoring)}
