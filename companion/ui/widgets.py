@@ -258,8 +258,11 @@ class SeatFrame(Widget):  # type: ignore[misc]
                                 auto_bring_to_front=False, size_hint=(None, None))
         self._scatter.add_widget(content)
         self.add_widget(self._scatter)
+        # Placed on the next frame, once the parent layout has settled (placing on each
+        # intermediate pos/size a layout passes through left some panels where it began).
+        self._place_trigger = Clock.create_trigger(self._place, -1)
         for prop in ("pos", "size", "angle"):
-            self.fbind(prop, self._place)
+            self.fbind(prop, self._place_trigger)
         self._place()
 
     def _place(self, *_: Any) -> None:

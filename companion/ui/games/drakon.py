@@ -31,8 +31,8 @@ from companion.session import TableSession
 from companion.ui.lang import TR
 from companion.ui.results import ResultsPopup
 from companion.ui.screens import BaseScreen
-from companion.ui.theme import PLAYER_RGB, rgb
-from companion.ui.widgets import HoldButton, TouchButton
+from companion.ui.theme import PLAYER_RGB, THEME, rgb
+from companion.ui.widgets import HoldButton, SeatFrame, TouchButton
 
 
 def hero_name(hero: Hero) -> str:
@@ -54,6 +54,10 @@ def goal_text(variant: str) -> str:
         return TR._("Goal: the first to hold {coins} coins of any value").format(
             coins=drakon.FIXED_STAKE_COINS)
     return TR._("Goal: the first to {gold} gold wins at once").format(gold=drakon.STANDARD_GOAL_GOLD)
+
+
+SIDEWAYS_CARD_U = 5.5
+"""Table mode: a card turned to a side seat needs this many touch units of height (its width)."""
 
 
 class DrakonCard(BoxLayout):  # type: ignore[misc]
@@ -218,12 +222,19 @@ class DrakonScreen(BaseScreen):
         rows.clear_widgets()
         self.cards, self.reveal_rows = {}, {}
         colours = {p.name: p.colour for p in session.players} if session is not None else {}
+        angles = session.panel_angles() if session is not None else {}
         for name in self._names():
             colour = rgb(PLAYER_RGB.get(colours.get(name, ""), "#888888"))
             if state.revealed:
                 rows.add_widget(self._reveal_row(name, colour, doc))
+                continue
+            card = self._card(name, colour, doc, state)
+            angle = angles.get(name, 0)
+            if angle:  # table mode: the card faces its player's seat
+                tall = THEME.u * (SIDEWAYS_CARD_U if angle in (90, 270) else 2.35)
+                rows.add_widget(SeatFrame(card, angle=angle, size_hint_y=None, height=tall))
             else:
-                rows.add_widget(self._card(name, colour, doc, state))
+                rows.add_widget(card)
         self._build_actions(state)
         self._rescore(doc)
 

@@ -36,7 +36,7 @@ from companion.ui.lang import TR
 from companion.ui.results import ResultsPopup
 from companion.ui.screens import BaseScreen
 from companion.ui.theme import PLAYER_RGB, THEME, rgb
-from companion.ui.widgets import Stepper, TouchButton
+from companion.ui.widgets import SeatFrame, Stepper, TouchButton
 
 PANEL_MIN_W_U = 5.4
 """A panel's narrowest width in touch units: − value + and Reveal side by side (three fit 800 px)."""
@@ -288,10 +288,13 @@ class VolatioScreen(BaseScreen):
         if self.race is None:
             self._layout()
             return
+        session = self.svc.session if self.svc is not None else None
+        self._angles = session.panel_angles() if session is not None else {}
         for p in players:
             panel = DragonPanel(owner=self, player=p.name, colour=rgb(PLAYER_RGB.get(p.colour, "#888888")))
             self.panels[p.name] = panel
-            grid.add_widget(panel)
+            angle = self._angles.get(p.name, 0)
+            grid.add_widget(SeatFrame(panel, angle=angle) if angle else panel)  # table mode
         self._layout()
 
     def _layout(self, *_: Any) -> None:
@@ -300,10 +303,15 @@ class VolatioScreen(BaseScreen):
         n = max(1, len(self.panels))
         u, gap = THEME.u, THEME.u * 0.1
         landscape = self.width >= self.height
+        around = any(getattr(self, "_angles", {}).values())
         cols = n if landscape else max(1, min(n, int((scroll.width + gap) // (PANEL_MIN_W_U * u + gap))))
+        min_w, min_h = PANEL_MIN_W_U * u, PANEL_MIN_H_U * u
+        if around:  # table mode: two columns of cells big enough for a panel either way round
+            cols = min(n, 2)
+            min_w = min_h = max(min_w, min_h)
         rows = math.ceil(n / cols)
-        col_w = max(PANEL_MIN_W_U * u, (scroll.width - gap * (cols - 1)) / cols)
-        row_h = max(PANEL_MIN_H_U * u, (scroll.height - gap * (rows - 1)) / rows)
+        col_w = max(min_w, (scroll.width - gap * (cols - 1)) / cols)
+        row_h = max(min_h, (scroll.height - gap * (rows - 1)) / rows)
         grid.cols, grid.spacing = cols, gap
         grid.size = (cols * col_w + gap * (cols - 1), rows * row_h + gap * (rows - 1))
 

@@ -191,6 +191,15 @@ async def table_mode(app: Any) -> None:
     assert round(sideways.content.width) == round(sideways.height)  # turned: width and height swap
     await tap(app, turns.ids.next)
     assert turns.panels["Anna"].current
+    # The same seats turn the Drakon cards and the Volatio panels.
+    for game_key, title in (("drakon", "Drakon"), ("volatio", "Volatio")):
+        await tap(app, find(app, "TouchButton", "Home"))
+        await tap(app, find(app, "TouchButton", title))
+        await tap(app, home.ids.start)
+        await app.wait_clock_frames(3)
+        game = screen(app, f"game:{game_key}")
+        turned = sorted(round(w.angle) % 360 for w in game.walk() if type(w).__name__ == "SeatFrame")
+        assert turned == [90, 180, 270], (game_key, turned)  # the host's seat needs no turn
     result(angles=angles)
 
 
