@@ -30,6 +30,8 @@ class FitLabel(Label):  # type: ignore[misc]
     base_font_size = NumericProperty(20)
 
     def __init__(self, **kwargs: Any) -> None:
+        self._refitting = False
+        self._fitted: tuple[str, float, float, float] | None = None
         kwargs.setdefault("font_name", FONT_NAME)
         kwargs.setdefault("halign", "center")
         kwargs.setdefault("valign", "middle")
@@ -38,7 +40,16 @@ class FitLabel(Label):  # type: ignore[misc]
         self.fbind("size", self._refit_trigger)
         self.fbind("text", self._refit_trigger)
         self.fbind("base_font_size", self._refit_trigger)
+        # A texture that spills anyway (the label's last fit was for another state) fits again.
+        self.fbind("texture_size", self._check_fit)
         self._refit_trigger()
+
+    def _check_fit(self, *_: Any) -> None:
+        state = (self.text, self.width, self.height, self.base_font_size)
+        if self._refitting or state == self._fitted or not self.text or self.width <= 1:
+            return  # fitted for exactly this already: a spill now is one no font size can cure
+        if self.overflows:
+            self._refit_trigger()
 
     def refit(self) -> None:
         """Largest font size, up to ``base_font_size``, at which the text fits. Main thread.
@@ -48,8 +59,18 @@ class FitLabel(Label):  # type: ignore[misc]
         """
         if self.width <= 1 or self.height <= 1:
             return
+        self._refitting = True  # the textures made while trying sizes are not a reason to refit
+        try:
+            self._fit()
+        finally:
+            self._refitting = False
+            self._fitted = (self.text, self.width, self.height, self.base_font_size)
+
+    def _fit(self) -> None:
+        # Whole pixel sizes: SDL2's font cache is keyed by the whole size, so a fractional size
+        # can be measured with a font opened at another one, and fit here but spill later.
         room = max(1.0, self.width - 2 * self.padding[0])
-        size = float(self.base_font_size)
+        size = float(int(self.base_font_size))
         self.text_size = (self.width, None)
         while True:
             self.font_size = size
@@ -58,7 +79,7 @@ class FitLabel(Label):  # type: ignore[misc]
             fits = tw <= self.width + 0.5 and th <= self.height + 0.5 and self.widest_word(size) <= room
             if fits or size <= MIN_FONT_PX:
                 break
-            size = max(MIN_FONT_PX, size * 0.9)
+            size = float(max(MIN_FONT_PX, min(size - 1, int(size * 0.9))))
         self.text_size = (self.width, self.height)
 
     def widest_word(self, font_size: float) -> float:
