@@ -20,8 +20,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SIZES = ("800x480", "1280x720", "720x1280")
 LANGS = ("en", "hu", "ru")
-SCREENS = ("home", "timer", "turns", "settings", "history", "game:dragons-gold", "game:volatio", "game:gold",
-           "game:drakon")
+SCREENS = ("home", "timer", "turns", "settings", "history", "game:dragons-gold", "game:dragons-gold#score",
+           "game:volatio", "game:gold", "game:gold#scoring", "game:drakon")
+"""A screen, or a screen's inner page after '#': its own page switch is called before the shot."""
 
 
 def main() -> int:
@@ -115,16 +116,26 @@ def main() -> int:
             Window.size = (w, h)
         if TR.lang != lang:
             app.set_language(lang)
-        game = screen.split(":", 1)[1] if screen.startswith("game:") else "dragons-gold"
+        name, _, page = screen.partition("#")
+        game = name.split(":", 1)[1] if name.startswith("game:") else "dragons-gold"
         if app.svc.session is not sessions[game]:
             app.svc.session = sessions[game]
             app.refresh()
-        app.manager.current = screen
-        Clock.schedule_once(lambda _dt: shoot(i), 0.35)
+        app.manager.current = name
+        shown = app.manager.get_screen(name)
+        if page == "score":
+            shown.show_page("score")
+        elif page == "scoring":
+            shown.open_scoring()
+        elif hasattr(shown, "show_page") and name == "game:dragons-gold":
+            shown.show_page("play")
+        elif name == "game:gold":
+            shown.open_sheet()
+        Clock.schedule_once(lambda _dt: shoot(i), 0.5)
 
     def shoot(i: int) -> None:
         size, lang, screen = plan[i]
-        name = screen.replace(":", "-")
+        name = screen.replace(":", "-").replace("#", "-")
         app.root_widget.export_to_png(str(args.out / f"{name}_{lang}_{size}.png"))
         for widget in app.root_widget.walk():
             if isinstance(widget, FitLabel) and widget.opacity > 0 and widget.get_root_window() is not None \

@@ -125,5 +125,5 @@ def test_ui_screenshots_have_no_clipped_text(tmp_path: Path, display: str) -> No
     assert json.loads(report.read_text()) == [], done.stderr[-2000:]
     assert done.returncode == 0
     shots = sorted(p.name for p in (tmp_path / "shots").glob("*.png"))
-    assert len(shots) == 9 * 3 * 3
+    assert len(shots) == 11 * 3 * 3
     assert "timer_hu_720x1280.png" in shots and "settings_ru_1280x720.png" in shots
