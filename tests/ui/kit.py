@@ -68,3 +68,15 @@ def pin_states(app: Any, number: int) -> list[float]:
     return [float(s.state) for s in app.hw.panel.setup.factory.pin(number).states]
 
 
+
+
+async def start_game(app: Any, title: str, players: Any) -> Any:
+    """From Home: the players (typed on Kivy's on-screen keyboard at a real table), the game's
+    button, Start. Returns the Home screen."""
+    home = screen(app, "home")
+    for name in players:
+        home.ids.name_input.text = name
+        await tap(app, home.ids.add_player)
+    await tap(app, find(app, "TouchButton", title))
+    await tap(app, home.ids.start)
+    return home

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from typing import Any
 
-from tests.ui.kit import find, pin_states, result, screen, tap, until
+from tests.ui.kit import find, pin_states, result, screen, start_game, tap, until
 
 EXAMPLE_1 = {  # shared/rules/dragons_gold.md, example 1 (A holds the black diamond)
     "A": {"silver": 6, "gold": 2, "red": 3, "black": 1, "blue": 3, "green": 2, "yellow": 1, "white": 1},
@@ -19,12 +19,7 @@ EXAMPLE_1 = {  # shared/rules/dragons_gold.md, example 1 (A holds the black diam
 
 async def dragons_gold_scoring(app: Any) -> None:
     """Enter example 1 by touch, in both rule sets; the totals must be `companion score`'s."""
-    home = screen(app, "home")
-    for name in EXAMPLE_1:
-        home.ids.name_input.text = name
-        await tap(app, home.ids.add_player)
-    await tap(app, find(app, "TouchButton", "Dragon's Gold"))
-    await tap(app, home.ids.start)
+    await start_game(app, "Dragon's Gold", EXAMPLE_1)
     assert app.manager.current == "game:dragons-gold"
     game = screen(app, "game:dragons-gold")
     await tap(app, game.ids.page_score)
@@ -56,12 +51,7 @@ async def dragons_gold_sharing(app: Any) -> None:
     """Turn up dragons, send example 5's team, kill: the negotiation timer starts by itself and
     runs out (buzzer, LED bar), and the treasure leaves the game; then the market's trading
     timer, and the strategic variant's choosing order."""
-    home = screen(app, "home")
-    for name in ("P1", "P2", "P3"):
-        home.ids.name_input.text = name
-        await tap(app, home.ids.add_player)
-    await tap(app, find(app, "TouchButton", "Dragon's Gold"))
-    await tap(app, home.ids.start)
+    await start_game(app, "Dragon's Gold", ("P1", "P2", "P3"))
     game = screen(app, "game:dragons-gold")
     cards = list(reversed(game.ids.row.children))
     for card in cards:  # the opening four: strength 9, 3 known, 2 hidden
@@ -126,12 +116,7 @@ async def dragons_gold_sharing(app: Any) -> None:
 
 async def undo_across_screens(app: Any) -> None:
     """A move on the game's screen, undone from the Timer screen; a timer, undone from the game's."""
-    home = screen(app, "home")
-    for name in ("P1", "P2", "P3"):
-        home.ids.name_input.text = name
-        await tap(app, home.ids.add_player)
-    await tap(app, find(app, "TouchButton", "Dragon's Gold"))
-    await tap(app, home.ids.start)
+    await start_game(app, "Dragon's Gold", ("P1", "P2", "P3"))
     game = screen(app, "game:dragons-gold")
     card = list(reversed(game.ids.row.children))[0]
     await tap(app, next(w for w in card.walk() if getattr(w, "text", "") == "Turn up a dragon"))

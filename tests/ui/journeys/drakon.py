@@ -10,7 +10,7 @@ from typing import Any
 
 from companion.games.drakon_sheet import to_coins_text
 from companion.ui.lang import TR
-from tests.ui.kit import find, hold, result, screen, tap
+from tests.ui.kit import hold, result, screen, start_game, tap
 
 SECRET = {"Anna": [3, 3, 3, 2], "Bence": [2, 1, 3]}  # 11 gold: Anna holds the standard goal; Bence 6
 TEAMS = {"Anna": [3, 3, 2], "Bence": [3, 1], "Csilla": [3, 3, 3, 2], "Dávid": [2, 2]}
@@ -49,12 +49,7 @@ def cli_score(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 async def start_drakon(app: Any, names: Sequence[str]) -> Any:
-    home = screen(app, "home")
-    for name in names:
-        home.ids.name_input.text = name
-        await tap(app, home.ids.add_player)
-    await tap(app, find(app, "TouchButton", TR._("Drakon")))
-    await tap(app, home.ids.start)
+    await start_game(app, TR._("Drakon"), names)
     assert app.manager.current == "game:drakon"
     return screen(app, "game:drakon")
 

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from typing import Any
 
-from tests.ui.kit import find, result, screen, tap
+from tests.ui.kit import result, screen, start_game, tap
 
 # shared/rules/gold.md §6, Example 3 (3 players): {name: (scoring pile, display)}.
 EXAMPLE_3 = {
@@ -48,12 +48,7 @@ def companion_score(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 async def start_gold(app: Any, players: list[str]) -> Any:
-    home = screen(app, "home")
-    for name in players:
-        home.ids.name_input.text = name
-        await tap(app, home.ids.add_player)
-    await tap(app, find(app, "TouchButton", "Gold!"))
-    await tap(app, home.ids.start)
+    await start_game(app, "Gold!", players)
     assert app.manager.current == "game:gold", app.manager.current
     return screen(app, "game:gold")
 

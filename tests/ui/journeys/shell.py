@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.ui.kit import find, hold, pin_states, result, screen, tap, until
+from tests.ui.kit import find, hold, pin_states, result, screen, start_game, tap, until
 
 
 async def negotiation(app: Any) -> None:
@@ -41,12 +41,7 @@ async def negotiation(app: Any) -> None:
 
 async def turn_clock(app: Any) -> None:
     """Four players, the turn clock, three taps."""
-    home = screen(app, "home")
-    for name in ("Anna", "Bence", "Csilla", "Dávid"):
-        home.ids.name_input.text = name  # typed on Kivy's on-screen keyboard at a real table
-        await tap(app, home.ids.add_player)
-    await tap(app, find(app, "TouchButton", "Dragon's Gold"))
-    await tap(app, home.ids.start)
+    await start_game(app, "Dragon's Gold", ("Anna", "Bence", "Csilla", "Dávid"))
     await tap(app, find(app, "TouchButton", "Turns"))
     turns = screen(app, "turns")
     await tap(app, turns.ids.setup)
