@@ -122,6 +122,20 @@ def pin_code(value: Any) -> str:
     return value
 
 
+def usb_ids(value: Any) -> tuple[str, ...]:
+    """USB ids as ``"VID:PID"`` in hex, like ``"2e8a:0005"``."""
+    if not isinstance(value, list) or not all(
+            isinstance(v, str) and re.fullmatch(r"[0-9A-Fa-f]{4}:[0-9A-Fa-f]{4}", v) for v in value):
+        raise _Bad('must be a list of USB ids as "VID:PID" in hex, like ["2e8a:0005"]')
+    return tuple(v.lower() for v in value)
+
+
+def percent(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 100:
+        raise _Bad("must be a whole number from 0 to 100")
+    return int(value)
+
+
 def text(value: Any) -> str:
     if not isinstance(value, str):
         raise _Bad("must be a string")
@@ -174,6 +188,9 @@ SCHEMA: tuple[Key, ...] = (
     Key("ui", "admin_pin", "0000", pin_code, "The admin PIN (4-8 digits) for the settings in kiosk mode."),
     Key("accessory", "port", "auto", text,
         "The timer accessory's serial port: auto (find it by USB id), none, or a path / pyserial URL."),
+    Key("accessory", "usb_ids", ["2e8a:0005", "2341:0043", "2341:0001", "2341:8036"], usb_ids,
+        "USB ids (VID:PID) that auto takes for the accessory: a Pico running MicroPython, Arduinos."),
+    Key("accessory", "brightness", 80, percent, "The accessory's display and LED brightness, 0-100 %."),
     Key("camera", "source", "auto", text,
         "The overhead camera: auto, none, a device index or path, or an image or video file."),
 )
