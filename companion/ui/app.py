@@ -29,6 +29,7 @@ from companion.ui.results import LineChart  # noqa: F401 - the history screen's 
 from companion.ui.screens import GameScreen, HomeScreen, SettingsScreen, TimerScreen, TurnScreen
 from companion.ui.services import GAMES, Services
 from companion.ui.theme import THEME, register_font
+from firmware_bridge.accessory import AccessoryBridge, AccessoryStatus
 from firmware_bridge.gpio import ButtonActions, PanelSettings, SandTimerPanel
 
 KV_FILE = Path(__file__).with_name("companion.kv")
@@ -61,10 +62,17 @@ class Hardware:
 
     panel: SandTimerPanel | None
     gpio: str  # real, mock or off
-    accessory: str  # connected, none
+    accessory: str  # a word from STRIP_ACCESSORY
     camera: str  # ok, none
     ports: list[str]
     cameras: list[str]
+    bridge: AccessoryBridge | None = None  # the USB timer accessory, when one is configured
+
+
+STRIP_ACCESSORY = {"off": "off", "searching": "none", "connecting": "connecting", "connected": "connected",
+                   "disconnected": "disconnected", "no answer": "no answer",
+                   "version mismatch": "version mismatch"}
+"""The strip's word for each state of the accessory link."""
 
 
 class CompanionApp(App):  # type: ignore[misc]
@@ -122,6 +130,9 @@ class CompanionApp(App):  # type: ignore[misc]
         self.svc.bus.subscribe(TimerEvent, self._on_timer_event)
         if self.hw.panel is not None:
             self.hw.panel.attach(self.svc.bus)
+        if self.hw.bridge is not None:
+            self.hw.bridge.attach(self.svc.bus)
+            self.hw.bridge.start()
         Clock.schedule_interval(self.pump, 0)
         return root
 
@@ -197,6 +208,15 @@ class CompanionApp(App):  # type: ignore[misc]
     def button_reset(self) -> None:
         self._screens["timer"].reset()
 
+    def button_silenced(self) -> None:
+        """The accessory's button silenced its own alarm: silence the GPIO buzzer too."""
+        if self.hw.panel is not None:
+            self.hw.panel.silence()
+
+    def accessory_changed(self, status: AccessoryStatus) -> None:
+        """The accessory link changed (posted to the main thread by the bridge)."""
+        self.strip.accessory = STRIP_ACCESSORY.get(status.state, status.state)
+
     def on_stop(self) -> None:
         self.on_stop_cleanup()
 
@@ -204,6 +224,8 @@ class CompanionApp(App):  # type: ignore[misc]
         """Every output off and the database closed; safe to call twice."""
         if self.hw.panel is not None:
             self.hw.panel.close()
+        if self.hw.bridge is not None:
+            self.hw.bridge.close(flush_s=0.3)
         if not self._closed:
             self._closed = True
             self.svc.store.close()
@@ -212,6 +234,21 @@ class CompanionApp(App):  # type: ignore[misc]
 def kivy_post(fn: Any) -> None:
     """Hand *fn* to Kivy's main thread (gpiozero's handlers run on their own threads)."""
     Clock.schedule_once(lambda _dt: fn())
+
+
+def make_accessory(services: Services, app: list[CompanionApp]) -> AccessoryBridge | None:
+    """The accessory bridge for the config's port (None for ``none``); its button and its
+    status reach the app (in *app*, filled once the app exists) on the main thread."""
+    config = services.config
+    if config["accessory.port"] == "none":
+        return None
+    return AccessoryBridge(config["accessory.port"], kivy_post,
+                           ButtonActions(toggle=lambda: app[0].button_toggle(),
+                                         reset=lambda: app[0].button_reset(),
+                                         silenced=lambda: app[0].button_silenced()),
+                           usb_ids=config["accessory.usb_ids"], brightness=config["accessory.brightness"],
+                           alarm_s=config["gpio.alarm_s"],
+                           on_status=lambda status: app[0].accessory_changed(status))
 
 
 def make_panel(services: Services, setup: Any, app: list[CompanionApp]) -> SandTimerPanel:

@@ -57,7 +57,7 @@ def build(config_path: Path | None, *, size: str | None = None, fullscreen: bool
     from companion.clock import MonotonicClock
     from companion.events import EventBus
     from companion.store import Store
-    from companion.ui.app import CompanionApp, Hardware, make_panel
+    from companion.ui.app import STRIP_ACCESSORY, CompanionApp, Hardware, make_accessory, make_panel
     from companion.ui.services import Services
     from firmware_bridge.gpio import choose_pin_factory
     from firmware_bridge.serial_ports import list_serial_ports
@@ -76,8 +76,10 @@ def build(config_path: Path | None, *, size: str | None = None, fullscreen: bool
     except Exception:  # the strip reports; it must not stop the app
         ports = []
     cameras = [v["device"] for v in list_video_devices()]
-    hardware = Hardware(panel=panel, gpio=setup.kind, accessory="none", camera="ok" if cameras else "none",
-                        ports=ports, cameras=cameras)
+    bridge = make_accessory(services, holder)
+    accessory = STRIP_ACCESSORY["searching" if bridge is not None else "off"]
+    hardware = Hardware(panel=panel, gpio=setup.kind, accessory=accessory, camera="ok" if cameras else "none",
+                        ports=ports, cameras=cameras, bridge=bridge)
     app = (app_class or CompanionApp)(services=services, hardware=hardware)
     holder.append(app)
     return app

@@ -11,6 +11,7 @@ def N_(text: str) -> str:  # noqa: N802 - gettext's own name for "mark, don't tr
 MSGIDS = [
     # status strip
     N_("real"), N_("mock"), N_("off"), N_("none"), N_("connected"), N_("ok"),
+    N_("connecting"), N_("disconnected"), N_("no answer"), N_("version mismatch"),
     # settings options
     N_("auto"), N_("active"), N_("tonal"), N_("en"), N_("hu"), N_("ru"),
     # games
