@@ -280,8 +280,8 @@ def _accessory(port: str | None, config: Config, post: Callable[[Callable[[], No
     if setting == "none":
         return None
 
-    def on_status(status: AccessoryStatus) -> None:
-        if note is not None and status.state not in ("searching", "connecting"):
+    def on_status(status: AccessoryStatus) -> None:  # a degraded link is logged as a WARNING already
+        if note is not None and status.is_connected:
             note(f"companion: {status.to_text()}")
 
     return AccessoryBridge(setting, post, actions, usb_ids=config["accessory.usb_ids"],
@@ -348,32 +348,44 @@ def run_accessory_status(args: argparse.Namespace) -> int:
 
 
 def run_accessory_monitor(args: argparse.Namespace) -> int:
-    """Hold the link and print every decoded frame, both ways, until Ctrl-C or --for."""
+    """Hold the link and print every decoded frame, both ways, until Ctrl-C or --for.
+
+    The I/O thread only queues the lines; this (main) thread prints them, so a closed
+    stdout (``| head``) ends the command here, not the link's thread.
+    """
+    import queue
+
     from firmware_bridge.firmware.accessory_proto import describe
 
-    start = MonotonicClock().now()
+    clock = MonotonicClock()
+    start = clock.now()
+    lines: queue.SimpleQueue[str] = queue.SimpleQueue()
 
     def tap(direction: str, mtype: int, payload: bytes) -> None:
         arrow = "host -> device" if direction == "tx" else "device -> host"
-        print(f"{MonotonicClock().now() - start:9.3f}  {arrow}  {describe(mtype, payload)}", flush=True)
+        lines.put(f"{clock.now() - start:9.3f}  {arrow}  {describe(mtype, payload)}")
 
     def on_status(status: AccessoryStatus) -> None:
-        print(f"{MonotonicClock().now() - start:9.3f}  {status.to_text()}", flush=True)
+        lines.put(f"{clock.now() - start:9.3f}  {status.to_text()}")
 
     restore = _signals_interrupt()
-    bridge, _ = _connect(args, tap=tap, on_status=on_status)
+    config = load_config(args.config)
+    bridge = AccessoryBridge(_accessory_port(args, config), lambda fn: fn(), tap=tap, on_status=on_status,
+                             usb_ids=config["accessory.usb_ids"], brightness=config["accessory.brightness"])
+    end = start + (args.for_s if args.for_s is not None else float("inf"))
     try:
-        if args.for_s is not None:
-            bridge.wait_until(lambda: False, args.for_s)
-        else:
-            bridge.wait_until(lambda: False, float("inf"))
+        bridge.start()
+        while clock.now() < end:
+            try:
+                print(lines.get(timeout=min(0.1, max(0.0, end - clock.now()))), flush=True)
+            except queue.Empty:
+                continue
+        print(f"bad frames received: {bridge.protocol.link.bad_frames}", flush=True)
     except KeyboardInterrupt:
         pass
     finally:
-        bad = bridge.protocol.link.bad_frames
         bridge.close(flush_s=0)
         restore()
-        print(f"bad frames received: {bad}", flush=True)
     return EXIT_OK
 
 

@@ -294,6 +294,10 @@ class HostProtocol:
         try:
             if mtype == proto.D_HELLO:
                 self._on_hello(proto.parse_device_hello(payload), now_ms)
+            elif mtype not in proto.DEVICE_TYPES:
+                return proto.NAK_UNKNOWN_TYPE
+            elif self.state != "connected":
+                return proto.NAK_NOT_HANDSHAKEN  # a press from before a reopen must not act now
             elif mtype == proto.D_PING:
                 pass
             elif mtype == proto.D_BUTTON:
@@ -314,19 +318,22 @@ class HostProtocol:
     def _on_hello(self, hello: tuple[int, int, int, int, str, str], now_ms: float) -> None:
         version, flags, caps, leds, device_id, firmware = hello
         info = DeviceInfo(version, device_id, firmware, caps, leds)
-        if not flags & proto.FLAG_REPLY:
-            self._hello(proto.FLAG_REPLY)
-        if version != self.version:
+        mismatched = version != self.version
+        if mismatched:
             self.state = "mismatch"
             self.mismatch = info
             self.device = None
             self.link.up = False
+            self.link.drop_queued()  # send nothing more (section 5) but the answer to its HELLO
+        if not flags & proto.FLAG_REPLY:
+            self._hello(proto.FLAG_REPLY)
+        if mismatched:
             return
         self.state = "connected"
         self.device = info
         self.mismatch = None
         self.link.up = True
-        self.link.send(proto.BRIGHTNESS, bytes((self.brightness,)))
+        self.link.send(proto.BRIGHTNESS, bytes((self.brightness,)), replace=True)
         self._send_timer(now_ms)  # resynchronise: the same after a replug or a reboot
 
     # -- what the core tells it (through the bridge)
@@ -456,9 +463,11 @@ class AccessoryBridge:
         return bus.subscribe(TimerEvent, self.show)
 
     def show(self, event: TimerEvent) -> None:
+        """Mirror one timer event (core thread; never blocks on the port)."""
         with self._lock:
             self.protocol.mirror(event, self._now_ms())
-        self._wake()
+        if not isinstance(event, TimerTicked):  # a tick sends nothing: no need to wake the I/O
+            self._wake()
 
     def command(self, mtype: int, payload: bytes = b"", *, replace: bool = False) -> None:
         """Send a host command (any thread)."""
@@ -515,7 +524,8 @@ class AccessoryBridge:
         port = self._port
         cancel = getattr(port, "cancel_read", None)
         if cancel is not None:
-            with contextlib.suppress(OSError, serial.SerialException):
+            # The port may be closing on the I/O thread right now: then there is nothing to wake.
+            with contextlib.suppress(OSError, serial.SerialException, TypeError, ValueError):
                 cancel()
 
     def _set_status(self, status: AccessoryStatus) -> None:
@@ -538,11 +548,18 @@ class AccessoryBridge:
                 self._stop.wait(REOPEN_S)
                 continue
             try:
-                self._serve()
+                if self._serve():
+                    self._stop.wait(REOPEN_S)
             except (serial.SerialException, OSError) as exc:
                 self._close_port()
+                why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "unplugged or reset"
                 self._set_status(AccessoryStatus("disconnected", self._status.port, None,
-                                                 f"the port went away ({_reason(exc)})"))
+                                                 f"the port went away ({why})"))
+                self._stop.wait(REOPEN_S)
+            except Exception:  # our bug: say so, and keep the accessory (and the app) going
+                log.exception("the accessory's I/O thread failed; reopening the port")
+                self._close_port()
+                self._set_status(AccessoryStatus("disconnected", self._status.port, None, "internal error"))
                 self._stop.wait(REOPEN_S)
 
     def _open(self) -> bool:
@@ -569,7 +586,8 @@ class AccessoryBridge:
         self._set_status(AccessoryStatus("connecting", name))
         return True
 
-    def _serve(self) -> None:
+    def _serve(self) -> bool:
+        """Move bytes until the link goes down (True: reopen later) or the bridge stops."""
         port = self._port
         while not self._stop.is_set():
             with self._lock:
@@ -589,7 +607,8 @@ class AccessoryBridge:
                 for event in events:
                     self._deliver(event)
             if self._check_state(port.name if hasattr(port, "name") else str(self.setting)):
-                return
+                return True
+        return False
 
     def _check_state(self, name: str) -> bool:
         """Report the protocol's state; True when the port should be closed and reopened."""
@@ -610,6 +629,8 @@ class AccessoryBridge:
         elif self.protocol.is_waiting_too_long(self._now_ms()):
             self._set_status(AccessoryStatus("no answer", name, None,
                                              "nothing answers the handshake on this port"))
+        elif self._status.state != "no answer":  # (re)handshaking
+            self._set_status(AccessoryStatus("connecting", name))
         return False
 
     def _deliver(self, event: ButtonReported | StatusReported) -> None:

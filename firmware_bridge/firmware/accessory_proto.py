@@ -103,7 +103,7 @@ DEFAULT_ALARM_MS = 4000
 MAX_PAYLOAD = 64
 MAX_TEXT = 24
 MAX_BODY = 3 + MAX_PAYLOAD + 2
-MAX_WIRE = MAX_BODY + MAX_BODY // 254 + 2
+MAX_WIRE = MAX_BODY + (MAX_BODY + 253) // 254  # COBS adds one byte per 254, at least one
 
 
 class FrameError(ValueError):
@@ -331,14 +331,14 @@ def parse_show_timer(payload: bytes) -> "tuple[int, int, int, int, str]":
 
 
 def pack_pattern(pattern: int, index: int = 0, duration_ms: int = 0) -> bytes:
-    return struct.pack(">BBH", pattern, min(max(index, 0), 255), min(max(int(duration_ms), 0), 0xFFFF))
+    return struct.pack(">BBI", pattern, min(max(index, 0), 255), min(max(int(duration_ms), 0), 0xFFFFFFFF))
 
 
 def parse_pattern(payload: bytes) -> "tuple[int, int, int]":
     """``(pattern, index, duration_ms)``."""
-    if len(payload) != 4:
+    if len(payload) != 6:
         raise FrameError("PATTERN payload must be 4 bytes")
-    pattern, index, duration_ms = struct.unpack(">BBH", payload)
+    pattern, index, duration_ms = struct.unpack(">BBI", payload)
     if pattern not in PATTERN_NAMES or pattern == 0:
         raise FrameError("no pattern " + str(pattern))
     return pattern, index, duration_ms
@@ -371,7 +371,10 @@ def parse_status(payload: bytes) -> "tuple[int, int, int, int, int, int, int]":
     """``(state, run, remaining_ms, brightness, sounding, bad_frames, applied)``."""
     if len(payload) != 15:
         raise FrameError("STATUS payload must be 15 bytes")
-    return struct.unpack(">BHIBBHI", payload)
+    fields = struct.unpack(">BHIBBHI", payload)
+    if fields[0] > STATE_EXPIRED:
+        raise FrameError("no timer state " + str(fields[0]))
+    return fields
 
 
 def describe(mtype: int, payload: bytes) -> str:
@@ -441,7 +444,7 @@ class Endpoint:
         self._rx_last = -1
         self._rx_verdict = 0
         self._out = bytearray()
-        self._last_reliable_ms = 0.0
+        self._last_reliable_ms = 0  # type: float
         self._hurried = False  # one fast retransmission per batch of bytes read
         self.last_rx_ms = None  # type: float | None
         self.duplicates = 0
@@ -456,13 +459,22 @@ class Endpoint:
     def send(self, mtype: int, payload: object = b"", replace: bool = False) -> None:
         """Queue a reliable message. *payload* is bytes, or ``make(now_ms) -> bytes`` for a
         message whose content is computed at each send. With *replace*, a queued (not yet
-        sent) message of the same type is replaced in its place."""
+        sent) message of the same type is replaced in its place.
+
+        :raises FrameError: for a payload longer than :data:`MAX_PAYLOAD` (the caller's bug).
+        """
+        if not callable(payload) and len(payload) > MAX_PAYLOAD:  # type: ignore[arg-type]
+            raise FrameError("payload of " + str(len(payload)) + " bytes; at most 64")  # type: ignore[arg-type]
         if replace:
             for item in self._queue:
                 if item[0] == mtype:
                     item[1] = payload
                     return
         self._queue.append([mtype, payload])
+
+    def drop_queued(self) -> None:
+        """Forget what waits to be sent (not the frame in flight)."""
+        self._queue = []
 
     def reset(self) -> None:
         """Forget everything in flight and queued, and the peer's sequence numbers."""
@@ -712,8 +724,8 @@ class Device:
                 if not flags & FLAG_REPLY:
                     self._hello(FLAG_REPLY)
                 return 0
-            if mtype == PING:
-                return 0
+            if mtype == PING:  # a host that pings us unshaken must say HELLO again
+                return 0 if self.handshaken else NAK_NOT_HANDSHAKEN
             if mtype not in HOST_TYPES:
                 return NAK_UNKNOWN_TYPE
             if not self.handshaken:
@@ -792,10 +804,14 @@ class Device:
         return text, colon
 
     def lit_leds(self, now_ms: float) -> int:
-        """How many of the LEDs are lit: the share of time left, rounded up."""
+        """How many of the LEDs are lit: the share of time left, rounded up. Like the
+        digits, they never come back on within a run (section 7)."""
         if self.state == STATE_NONE or self.total_ms <= 0:
             return 0
-        return min(self.leds, _ceil_div(self.remaining_ms(now_ms) * self.leds, self.total_ms))
+        remaining = self.remaining_ms(now_ms)
+        if self.state == STATE_RUNNING and self._floor_run == self.run:
+            remaining = min(remaining, self._floor_s * 1000)
+        return min(self.leds, _ceil_div(remaining * self.leds, self.total_ms))
 
     def tone_active(self, now_ms: float) -> bool:
         pattern = self._pattern
@@ -829,7 +845,7 @@ class ButtonTracker:
         self.hold_ms = hold_ms
         self.bounce_ms = bounce_ms
         self._stable = False
-        self._changed_ms = -1000000.0
+        self._changed_ms = -1000000  # type: float
         self._pressed_ms = 0.0
         self._held = False
 

@@ -287,3 +287,19 @@ def test_find_port_takes_settings_and_urls_as_they_are() -> None:
 def test_a_loop_url_hears_only_itself(core: Core) -> None:
     with bridged("loop://", core) as bridge:
         assert wait_for(lambda: bridge.status.state == "no answer", 6)
+
+
+def test_a_bug_on_the_io_thread_is_logged_and_the_link_comes_back(core: Core, caplog: pytest.LogCaptureFixture) -> None:
+    failures = [RuntimeError("a broken tap")]
+
+    def tap(direction: str, mtype: int, payload: bytes) -> None:
+        if failures and direction == "rx":
+            raise failures.pop()
+
+    sim = Simulator()
+    with running(sim), bridged(str(sim.link), core, tap=tap) as bridge:
+        assert wait_for(lambda: bridge.status.is_connected and not failures, 5)
+        assert bridge.connections == 1 and bridge._thread is not None and bridge._thread.is_alive()
+    errors = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert [r.getMessage() for r in errors] == ["the accessory's I/O thread failed; reopening the port"]
+    caplog.clear()  # expected here; the autouse check fails any other ERROR

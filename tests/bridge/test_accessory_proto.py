@@ -370,3 +370,52 @@ def test_firmware_compiles_with_micropythons_compiler(name: str, tmp_path: Path)
     output, _ = compiler.communicate(timeout=60)
     assert compiler.returncode == 0, output
     assert (tmp_path / "out.mpy").stat().st_size > 0
+
+
+def test_a_device_that_gave_the_link_up_is_handshaken_again() -> None:
+    line = Line()
+    line.connect()
+    line.device.button(proto.BTN_PRESS, line.now)
+    for _ in range(1200):  # the host stalls for 1.2 s: the device's frame goes unanswered
+        line.now += 1
+        line.device.poll(line.now)
+    assert not line.device.handshaken and line.host.state == "connected"
+    line.run(proto.HOST_PING_MS + 50)  # the host's next PING is refused: it says HELLO again
+    assert line.device.handshaken and line.host.state == "connected"
+    assert line.heard == []  # the stale press did not act
+    line.device.button(proto.BTN_PRESS, line.now)
+    line.run(10)
+    assert line.heard == [ButtonReported("press")]
+
+
+def test_the_host_refuses_a_button_before_the_handshake() -> None:
+    host = HostProtocol()
+    host.start(0.0)
+    host.poll(0.0)
+    got = host.feed(proto.encode_frame(9, proto.D_BUTTON, proto.pack_button(proto.BTN_PRESS)), 1.0)
+    assert got == []
+    assert proto.FrameDecoder().feed(host.poll(1.0))[0] == (0, proto.NAK, bytes((9, proto.NAK_NOT_HANDSHAKEN)))
+
+
+def test_a_mismatched_host_sends_nothing_more() -> None:
+    line = Line(proto.Device("dev", "fw-2", version=2))
+    line.host.start(line.now)
+    line.run(20)
+    assert line.host.state == "mismatch"
+    line.host.command(proto.BRIGHTNESS, bytes((5,)))
+    for _ in range(50):
+        line.now += 10
+        assert line.host.poll(line.now) == b""
+
+
+def test_an_oversized_payload_is_the_callers_error_at_once() -> None:
+    link = proto.Endpoint(proto.HELLO, proto.PING, proto.HOST_PING_MS)
+    with pytest.raises(proto.FrameError, match="at most 64"):
+        link.send(proto.PATTERN, bytes(65))
+
+
+def test_status_with_an_unknown_state_is_a_bad_payload_and_still_described() -> None:
+    payload = proto.pack_status(9, 1, 0, 0, 0, 0, 0)
+    with pytest.raises(proto.FrameError):
+        proto.parse_status(payload)
+    assert "bad payload" in proto.describe(proto.D_STATUS, payload)
