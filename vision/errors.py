@@ -1,0 +1,19 @@
+"""Vision's errors: one root, each concrete error also a builtin a caller would catch."""
+
+from __future__ import annotations
+
+
+class VisionError(Exception):
+    """Root of every error the camera and image code raises on purpose."""
+
+
+class LayoutError(VisionError, ValueError):
+    """A layout, track or calibration file that cannot be used: names the file and the field."""
+
+
+class CameraUnavailable(VisionError, OSError):
+    """No frame can be had from the configured source."""
+
+
+class CalibrationError(VisionError, RuntimeError):
+    """Too little in a frame to calibrate from (markers missing, a board not seen)."""

@@ -1,0 +1,162 @@
+"""The Volatio edge check: does a placed template or dragon base touch the track's edge?
+
+Each piece carries one or more markers. Their corners, seen in the frame, are taken to
+the table plane at the piece's height (with a camera pose; the table's own plane without
+one), a rigid fit of the piece's own marker corners onto them gives its pose, and its
+outline against the learned track gives the signed clearance (:mod:`vision.geometry`).
+
+The verdict is ``uncertain`` only inside a band measured for that piece at that point:
+the table calibration's error, the rigid fit's own scatter carried to the contact point
+(a small marker far from the contact point turns a little rotation into millimetres),
+and, without a camera pose, the parallax its height can cause. The band is capped at
+:data:`MAX_BAND_MM`; a piece measured worse than that says so in ``note``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import shapely
+from shapely.geometry import Polygon
+
+from vision import geometry, markers
+from vision.calibration import TableCalibration
+from vision.layout import Layout, PieceSpec
+
+MAX_BAND_MM = 0.95
+"""The uncertainty band may not reach 1 mm: past that the players decide anyway."""
+SIGMAS = 3.0
+"""The band is this many standard deviations: a verdict outside it is wrong less than 0.3 % of the time."""
+CORNER_FLOOR_MM = 0.04
+"""The least scatter assumed for a corner, so a perfect fit on three points is not taken as exact."""
+PARALLAX_FRACTION = 0.6
+"""Without a pose: a piece's top shifts by up to height x (off-centre distance / camera height);
+for an overhead camera whose view is about as wide as it is high, 0.6 of the height is a fair bound."""
+
+
+@dataclass(frozen=True)
+class PieceReading:
+    """One piece found in a frame, against the track."""
+
+    spec: PieceSpec
+    outline_mm: np.ndarray
+    x_mm: float
+    y_mm: float
+    theta_rad: float
+    clearance_mm: float
+    contact_mm: tuple[float, float]
+    band_mm: float
+    markers_seen: tuple[int, ...]
+    note: str = ""
+
+    @property
+    def touches_edge(self) -> bool:
+        return self.clearance_mm <= 0.0
+
+    @property
+    def verdict(self) -> str:
+        if abs(self.clearance_mm) < self.band_mm:
+            return "uncertain"
+        return "touch" if self.touches_edge else "clear"
+
+    def to_json(self) -> dict[str, Any]:
+        doc: dict[str, Any] = {
+            "marker_id": self.spec.marker_id, "kind": self.spec.kind, "label": self.spec.label,
+            "verdict": self.verdict, "touches_edge": self.touches_edge,
+            "clearance_mm": round(self.clearance_mm, 2),
+            "contact_mm": [round(self.contact_mm[0], 1), round(self.contact_mm[1], 1)],
+            "band_mm": round(self.band_mm, 2),
+            "pose_mm": [round(self.x_mm, 1), round(self.y_mm, 1),
+                        round(float(np.degrees(self.theta_rad)), 2)],
+        }
+        if self.spec.speed is not None:
+            doc["speed"] = self.spec.speed
+        if self.note:
+            doc["note"] = self.note
+        return doc
+
+
+@dataclass(frozen=True)
+class FlightCheck:
+    pieces: list[PieceReading]
+    contacts: list[tuple[int, int]]
+    unknown_markers: list[int] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"pieces": [p.to_json() for p in self.pieces],
+                "contacts": [list(c) for c in self.contacts],
+                "unknown_markers": self.unknown_markers}
+
+
+def rigid_fit(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """The rotation R and translation t that best take *src* onto *dst* (least squares,
+    no scale: the pieces are rigid and their size is known), and the RMS residual."""
+    cs, cd = src.mean(axis=0), dst.mean(axis=0)
+    a, b = src - cs, dst - cd
+    u, _s, vt = np.linalg.svd(a.T @ b)
+    d = np.sign(np.linalg.det(vt.T @ u.T))
+    rot = vt.T @ np.diag([1.0, d]) @ u.T
+    t = cd - rot @ cs
+    residual = dst - (src @ rot.T + t)
+    return rot, t, float(np.sqrt(np.mean(np.sum(residual ** 2, axis=1))))
+
+
+def read_piece(spec: PieceSpec, seen: dict[int, np.ndarray], calibration: TableCalibration,
+               track: Polygon) -> PieceReading:
+    """One piece's pose, clearance and band from the markers of it in *seen*."""
+    ids = tuple(sorted(m for m in spec.markers if m in seen))
+    own = np.concatenate([spec.markers[m] for m in ids])
+    pixels = np.concatenate([seen[m] for m in ids])
+    table = calibration.to_table(pixels, spec.height_mm)
+    rot, t, rms = rigid_fit(own, table)
+    outline = spec.outline_mm @ rot.T + t
+    poly = geometry.polygon(outline)
+    c = geometry.clearance(poly, track)
+    # the band at the contact point: calibration error, fit scatter levered to the point, parallax
+    n = len(own)
+    sigma_corner = max(rms * np.sqrt(n / max(n - 3, 1)), CORNER_FLOOR_MM)  # 3 pose parameters
+    centre = table.mean(axis=0)
+    spread = float(np.sum(np.sum((table - centre) ** 2, axis=1)))
+    lever = float(np.sum((np.asarray(c.contact_mm) - centre) ** 2))
+    sigma_fit = sigma_corner * np.sqrt(1.0 / n + lever / max(spread, 1e-9))
+    sigma_cal = calibration.reprojection_error_mm
+    parallax = 0.0 if calibration.has_pose else PARALLAX_FRACTION * spec.height_mm
+    band = SIGMAS * float(np.hypot(sigma_fit, sigma_cal)) + parallax
+    note = ""
+    if band > MAX_BAND_MM:
+        note = (f"measured to +-{band:.2f} mm only (needs a lens calibration for its height, or more "
+                "of its markers in view): the players decide near the edge")
+        band = MAX_BAND_MM
+    theta = float(np.arctan2(rot[1, 0], rot[0, 0]))
+    return PieceReading(spec, outline, float(t[0]), float(t[1]), theta, c.clearance_mm, c.contact_mm, band,
+                        ids, note)
+
+
+def check_flight(image: np.ndarray, layout: Layout, calibration: TableCalibration, track: Polygon,
+                 seen: dict[int, np.ndarray] | None = None) -> FlightCheck:
+    """Every template and dragon base in *image*, each against the track's edge, and which
+    pieces touch a dragon."""
+    if seen is None:
+        seen = markers.detect(image, layout.dictionary)
+    shapely.prepare(track)  # many pieces against one region: index it once
+    specs: dict[int, PieceSpec] = {}
+    unknown = []
+    for mid in sorted(seen):
+        spec = layout.piece_for(mid)
+        if spec is not None:
+            specs[spec.marker_id] = spec
+        elif layout.table_marker(mid) is None:
+            unknown.append(mid)
+    readings = [read_piece(spec, seen, calibration, track) for _mid, spec in sorted(specs.items())]
+    contacts = []
+    polys = [geometry.polygon(r.outline_mm) for r in readings]
+    for i in range(len(readings)):
+        for j in range(i + 1, len(readings)):
+            a, b = readings[i], readings[j]
+            if "dragon" not in (a.spec.kind, b.spec.kind):
+                continue
+            if polys[i].intersects(polys[j]):
+                contacts.append((a.spec.marker_id, b.spec.marker_id))
+    return FlightCheck(readings, contacts, unknown)
