@@ -40,6 +40,7 @@ from firmware_bridge.gpio import (
     SandTimerPanel,
     choose_pin_factory,
 )
+from vision.errors import VisionError
 
 EXIT_OK, EXIT_USAGE, EXIT_CANCELLED = 0, 2, 130
 ADJUST_STEP_S = 10.0
@@ -141,6 +142,8 @@ def build_parser() -> _Parser:
     app.add_argument("--gpio", choices=("auto", "real", "mock", "off"), help="pins (default: config)")
     app.set_defaults(run=run_app)
 
+    _vision_parser(commands)
+
     doctor = commands.add_parser("doctor", help="what this machine has: board, pins, ports, camera")
     doctor.add_argument("--json", action="store_true", help="answer in JSON")
     doctor.set_defaults(run=run_doctor)
@@ -148,6 +151,66 @@ def build_parser() -> _Parser:
         sub.add_argument("--config", type=Path, metavar="PATH", default=argparse.SUPPRESS,
                          help=argparse.SUPPRESS)
     return parser
+
+
+def _vision_parser(commands: Any) -> None:
+    vision = commands.add_parser("vision",
+                                 help="the overhead camera: markers, calibration, the Volatio edge check")
+    acts = vision.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    def layout_arg(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--layout", type=Path, metavar="L.json",
+                       help="the table layout (default: the Volatio set's, shipped with the app)")
+        p.add_argument("--lens", type=Path, metavar="LENS.json", help="a lens calibration (calibrate-lens)")
+        p.add_argument("--json", action="store_true", help="answer in JSON")
+
+    cal = acts.add_parser("calibrate", help="image -> table homography from the table markers")
+    cal.add_argument("image", type=Path, metavar="IMAGE")
+    layout_arg(cal)
+    cal.add_argument("--out", type=Path, metavar="CAL.json", help="save the calibration here")
+    cal.set_defaults(run=run_vision_calibrate)
+
+    learn = acts.add_parser("learn-track", help="the drivable region from a frame of the empty board")
+    learn.add_argument("image", type=Path, metavar="IMAGE")
+    layout_arg(learn)
+    learn.add_argument("--seed", action="append", required=True, metavar="X,Y",
+                       help="a point inside the track, in table mm (repeat for more)")
+    learn.add_argument("--out", type=Path, required=True, metavar="TRACK.json",
+                       help="where to save the track")
+    learn.set_defaults(run=run_vision_learn_track)
+
+    check = acts.add_parser("check-flight", help="does each template and dragon base touch the track's edge")
+    check.add_argument("image", type=Path, metavar="IMAGE")
+    layout_arg(check)
+    check.add_argument("--track", type=Path, required=True, metavar="TRACK.json", help="from learn-track")
+    check.add_argument("--calibration", type=Path, metavar="CAL.json",
+                       help="used when the frame shows too few table markers (a hand over them)")
+    check.set_defaults(run=run_vision_check_flight)
+
+    piece = acts.add_parser("learn-template",
+                            help="measure a real template's (or base's) outline from a photo")
+    piece.add_argument("image", type=Path, metavar="IMAGE")
+    layout_arg(piece)
+    piece.add_argument("--marker", type=int, required=True, metavar="ID", help="the piece's marker id")
+    piece.add_argument("--height", type=float, metavar="MM", help="its top's height (default: the layout's)")
+    piece.add_argument("--out", type=Path, metavar="L.json",
+                       help="write the layout with this outline in it (default: only print the outline)")
+    piece.set_defaults(run=run_vision_learn_template)
+
+    sheet = acts.add_parser("markers", help="a printable sheet (PNG and PDF, A4, true size) of every marker")
+    sheet.add_argument("--out", type=Path, required=True, metavar="FILE", help="FILE.png and FILE.pdf")
+    sheet.add_argument("--layout", type=Path, metavar="L.json", help="the table layout (default: Volatio's)")
+    sheet.add_argument("--dpi", type=int, default=300, choices=(150, 300, 600), help="print resolution")
+    sheet.add_argument("--json", action="store_true", help="answer in JSON")
+    sheet.set_defaults(run=run_vision_markers)
+
+    lens = acts.add_parser("calibrate-lens", help="the lens from 15-30 photos of the printed ChArUco board")
+    lens.add_argument("images", type=Path, nargs="*", metavar="IMAGE")
+    lens.add_argument("--out", type=Path, metavar="LENS.json", help="save the lens calibration here")
+    lens.add_argument("--board", type=Path, metavar="FILE",
+                      help="instead: write the ChArUco board to print (FILE.png and FILE.pdf, A4)")
+    lens.add_argument("--json", action="store_true", help="answer in JSON")
+    lens.set_defaults(run=run_vision_calibrate_lens)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -161,7 +224,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(exc, file=sys.stderr)
         return EXIT_USAGE
-    except (CompanionError, BridgeError) as exc:  # the user's mistake: one line, exit 2
+    except (CompanionError, BridgeError, VisionError) as exc:  # the user's mistake: one line, exit 2
         print(f"companion: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # a reader such as `head` went away: not an error of ours
@@ -426,6 +489,158 @@ def run_accessory_simulate(args: argparse.Namespace) -> int:
         return EXIT_OK
     finally:
         restore()
+
+
+# -- companion vision ---------------------------------------------------------------------------
+
+
+def _vision_inputs(args: argparse.Namespace) -> tuple[Any, Any, Any]:
+    """The frame, the layout and the lens (or None) the arguments name."""
+    from vision.calibration import Lens
+    from vision.layout import load_layout
+    from vision.lens import LensCalibration
+    from vision.sources import ImageSource
+
+    layout = load_layout(args.layout)
+    lens = None
+    if args.lens is not None:
+        cal = LensCalibration.load(args.lens)
+        lens = Lens(cal.K, cal.dist)
+    with ImageSource(args.image) as source:
+        image = source.read()
+    return image, layout, lens
+
+
+def _answer(args: argparse.Namespace, doc: dict[str, Any], text: str) -> None:
+    print(json.dumps(doc) if args.json else text)
+
+
+def run_vision_calibrate(args: argparse.Namespace) -> int:
+    from vision.calibration import calibrate
+
+    image, layout, lens = _vision_inputs(args)
+    cal = calibrate(image, layout, lens)
+    if args.out is not None:
+        cal.save(args.out)
+    doc = {"reprojection_error_mm": round(cal.reprojection_error_mm, 4),
+           "markers_found": list(cal.markers_found),
+           "homography": [[float(v) for v in row] for row in cal.homography]}
+    _answer(args, doc, f"table calibrated from markers {list(cal.markers_found)}: "
+                       f"reprojection error {cal.reprojection_error_mm:.3f} mm"
+                       + (f"; saved to {args.out}" if args.out else ""))
+    return EXIT_OK
+
+
+def _seeds(values: list[str]) -> list[tuple[float, float]]:
+    seeds = []
+    for v in values:
+        try:
+            x, y = (float(p) for p in v.split(","))
+        except ValueError:
+            raise InvalidInput("--seed", v, "must be X,Y in table mm, like 400,250") from None
+        seeds.append((x, y))
+    return seeds
+
+
+def run_vision_learn_track(args: argparse.Namespace) -> int:
+    from vision.calibration import calibrate
+    from vision.track import learn_track, save_track, track_to_json
+
+    seeds = _seeds(args.seed)
+    image, layout, lens = _vision_inputs(args)
+    track = learn_track(image, calibrate(image, layout, lens), layout, seeds)
+    save_track(track, args.out, seeds)
+    doc = track_to_json(track)
+    _answer(args, doc, f"track: {track.area / 1e6:.4f} m², {len(track.interiors)} hole(s); "
+                       f"saved to {args.out}")
+    return EXIT_OK
+
+
+def run_vision_check_flight(args: argparse.Namespace) -> int:
+    from vision import markers
+    from vision.calibration import TableCalibration, calibrate
+    from vision.errors import CalibrationError
+    from vision.flight import check_flight
+    from vision.track import load_track
+
+    image, layout, lens = _vision_inputs(args)
+    track = load_track(args.track)
+    seen = markers.detect(image, layout.dictionary)
+    try:
+        cal = calibrate(image, layout, lens, seen)
+    except CalibrationError:
+        if args.calibration is None:
+            raise
+        cal = TableCalibration.load(args.calibration)  # markers hidden: trust the saved one
+    result = check_flight(image, layout, cal, track, seen)
+    lines = [f"{p.spec.label:<14} {p.verdict:<9} clearance {p.clearance_mm:+7.2f} mm (±{p.band_mm:.2f})"
+             + (f"  {p.note}" if p.note else "") for p in result.pieces]
+    lines += [f"contact: {a} and {b}" for a, b in result.contacts]
+    _answer(args, result.to_json(), "\n".join(lines) or "no pieces in view")
+    return EXIT_OK
+
+
+def run_vision_learn_template(args: argparse.Namespace) -> int:
+    from vision.calibration import calibrate
+    from vision.layout import layout_to_json, parse_layout
+    from vision.pieces import measure_outline
+
+    image, layout, lens = _vision_inputs(args)
+    cal = calibrate(image, layout, lens)
+    found = measure_outline(image, cal, layout, args.marker, args.height)
+    if args.out is not None:
+        doc = layout_to_json(layout)
+        entry = next((p for p in doc["pieces"] if p["marker_id"] == args.marker
+                      or any(m["id"] == args.marker for m in p.get("markers", []))), None)
+        if entry is None:
+            raise InvalidInput("--marker", args.marker,
+                               "is no piece's marker in the layout: add the piece first")
+        entry["outline_mm"] = found["outline_mm"]
+        parse_layout(doc, str(args.out))  # the result must be a layout this program reads
+        try:
+            args.out.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise InvalidInput("--out", str(args.out), f"cannot write it ({exc.strerror})") from None
+    saved = f"; written to {args.out}" if args.out else ""
+    _answer(args, found, f"marker {args.marker}: outline of {len(found['outline_mm'])} points, "
+                         f"{found['area_mm2'] / 100:.1f} cm²{saved}")
+    return EXIT_OK
+
+
+def run_vision_markers(args: argparse.Namespace) -> int:
+    from vision.layout import load_layout
+    from vision.markers import write_sheet
+
+    files = write_sheet(load_layout(args.layout), args.out, args.dpi)
+    _answer(args, {"files": [str(f) for f in files]}, "\n".join(str(f) for f in files))
+    return EXIT_OK
+
+
+def run_vision_calibrate_lens(args: argparse.Namespace) -> int:
+    from vision.lens import calibrate_lens
+    from vision.markers import write_lens_board
+    from vision.sources import ImageSource
+
+    if args.board is not None:
+        files = write_lens_board(args.board)
+        _answer(args, {"files": [str(f) for f in files]}, "\n".join(str(f) for f in files))
+        return EXIT_OK
+    if not args.images:
+        raise InvalidInput("IMAGE", None,
+                           "give 15-30 photos of the printed board (or --board FILE to print it)")
+    if args.out is None:
+        raise InvalidInput("--out", None, "say where to save the lens calibration")
+    images = []
+    for path in args.images:
+        with ImageSource(path) as source:
+            images.append(source.read())
+    lens = calibrate_lens(images)
+    lens.save(args.out)
+    doc = {"rms_px": round(lens.rms_px, 4), "views": lens.views, "K": lens.K.tolist(),
+           "dist": lens.dist.reshape(-1).tolist()}
+    _answer(args, doc, f"lens calibrated from {lens.views} views: RMS {lens.rms_px:.3f} px; "
+                       f"saved to {args.out}")
+    return EXIT_OK
 
 
 # -- companion export -------------------------------------------------------------------------

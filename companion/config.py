@@ -193,6 +193,8 @@ SCHEMA: tuple[Key, ...] = (
     Key("accessory", "brightness", 80, percent, "The accessory's display and LED brightness, 0-100 %."),
     Key("camera", "source", "auto", text,
         "The overhead camera: auto, none, a device index or path, or an image or video file."),
+    Key("camera", "layout", "", text,
+        "The table layout for the camera (markers and pieces, JSON); empty: the Volatio set's."),
 )
 PRESETS_SECTION = "timer.presets"
 _KEYS = {k.path: k for k in SCHEMA}

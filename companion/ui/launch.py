@@ -32,6 +32,28 @@ def configure_kivy(width: int, height: int, fullscreen: bool) -> None:
     KivyConfig.set("input", "mouse", "mouse,disable_multitouch")
 
 
+def make_camera_check(config: Any) -> Any:
+    """The overhead camera's edge check for the Volatio screen, or None without a camera.
+    Its setup files sit in ``vision/`` beside the database."""
+    if config["camera.source"] == "none":
+        return None
+    from companion.errors import CompanionError
+    from vision.errors import VisionError
+    from vision.table_camera import TableCamera
+
+    layout = config["camera.layout"] or None
+    camera = TableCamera(config["camera.source"], config.database_path.parent / "vision",
+                         Path(layout).expanduser() if layout else None)
+
+    def check() -> dict[str, Any]:
+        try:
+            return camera.check()
+        except VisionError as exc:
+            raise CompanionError(str(exc).splitlines()[0]) from None
+
+    return check
+
+
 def build(config_path: Path | None, *, size: str | None = None, fullscreen: bool | None = None,
           lang: str | None = None, gpio: str | None = None, app_class: Any = None) -> Any:
     """Everything the app needs, made in order; returns the app, ready to ``run()``.
@@ -76,6 +98,7 @@ def build(config_path: Path | None, *, size: str | None = None, fullscreen: bool
     except Exception:  # the strip reports; it must not stop the app
         ports = []
     cameras = [v["device"] for v in list_video_devices()]
+    services.camera_check = make_camera_check(config)
     bridge = make_accessory(services, holder)
     accessory = STRIP_ACCESSORY["searching" if bridge is not None else "off"]
     hardware = Hardware(panel=panel, gpio=setup.kind, accessory=accessory, camera="ok" if cameras else "none",

@@ -5,6 +5,7 @@ Widgets get this object passed in; none of them reaches for the running app.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,9 @@ class Services:
     clock: MonotonicClock
     session: TableSession | None = None
     unlocked: bool = False
+    camera_check: Callable[[], dict[str, Any]] | None = None
+    """The overhead camera's edge check (``vision.table_camera``), when a camera is set up; any
+    thread; raises :class:`CompanionError` with one line when it cannot answer."""
 
     def session_kwargs(self) -> dict[str, Any]:
         return {"tick_hz": self.config["timer.tick_hz"], "warnings_s": self.config["timer.warnings_s"]}

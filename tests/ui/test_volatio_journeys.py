@@ -13,3 +13,31 @@ def test_ui_volatio_round_illegal_speed_crash_fatigue_undo_and_finish(tmp_path: 
     assert out["crash_note"].startswith("Anna: Energy −2, both pointers 100 DP")
     assert out["ranking"] == ["Bence", "Csilla", "Anna"] and out["winners"] == ["Bence"]
     assert out["past_line_mm"] == {"Bence": 50.0, "Csilla": 20.0}
+
+
+def test_ui_volatio_camera_calls_the_crash_and_one_tap_applies_it(tmp_path: Path, display: str) -> None:
+    """The overhead camera is a photo of a rendered table (exact truth): its call lists every piece,
+    and the template that touches the edge becomes Anna's path crash with one tap."""
+    import cv2
+
+    from vision import synth
+    from vision.calibration import Lens, calibrate
+    from vision.lens import LensCalibration
+    from vision.track import learn_track, save_track
+
+    seed = next(s for s in range(100, 200)
+                if any(p.spec.kind == "template" and p.clearance_mm <= -1.5 for p in synth.random_scene(s).pieces))
+    scene, empty = synth.random_scene(seed), synth.random_scene(seed, empty=True)
+    folder = tmp_path / "data" / "table-companion" / "vision"
+    folder.mkdir(parents=True)
+    LensCalibration(scene.camera.K, scene.camera.dist, scene.camera.size, 0.1, 20).save(folder / "lens.json")
+    board = calibrate(empty.image, empty.layout, Lens(scene.camera.K, scene.camera.dist))
+    save_track(learn_track(empty.image, board, empty.layout, empty.seeds_mm), folder / "track.json", empty.seeds_mm)
+    photo = tmp_path / "table.png"
+    cv2.imwrite(str(photo), scene.image)
+    env = scratch(tmp_path, f'[camera]\nsource = "{photo}"\n[accessory]\nport = "none"\n')
+    [out] = drive("volatio_camera", env, display)
+    assert len(out["rows"]) == len(scene.pieces)
+    touching = sum("touches the edge" in r for r in out["rows"])
+    assert sum(p.clearance_mm <= -1.0 for p in scene.pieces) <= touching <= sum(p.clearance_mm <= 0 for p in scene.pieces)
+    assert (tmp_path / "data" / "table-companion" / "vision" / "calibration.json").exists()

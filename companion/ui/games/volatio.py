@@ -15,8 +15,10 @@ Main thread only.
 from __future__ import annotations
 
 import math
+import threading
 from typing import Any
 
+from kivy.clock import Clock
 from kivy.properties import (
     BooleanProperty,
     DictProperty,
@@ -36,7 +38,7 @@ from companion.ui.lang import TR
 from companion.ui.results import ResultsPopup
 from companion.ui.screens import BaseScreen
 from companion.ui.theme import PLAYER_RGB, THEME, rgb
-from companion.ui.widgets import SeatFrame, Stepper, TouchButton
+from companion.ui.widgets import FitLabel, SeatFrame, Stepper, TouchButton
 
 PANEL_MIN_W_U = 5.4
 """A panel's narrowest width in touch units: − value + and Reveal side by side (three fit 800 px)."""
@@ -220,6 +222,54 @@ class FinishPopup(Popup):  # type: ignore[misc]
         self.confirmed(self.past_line_mm())
 
 
+class FlightPopup(Popup):  # type: ignore[misc]
+    """What the overhead camera saw: each template and dragon base against the track's edge,
+    and for each that touches, one tap to apply the crash to the dragon that flew."""
+
+    hint = StringProperty("")
+    close_text = StringProperty("")
+
+    def __init__(self, report: dict[str, Any], flyer: str | None, dragon_owner: dict[str, str],
+                 apply: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.title = TR._("The camera's call")
+        self.close_text = TR._("Close")
+        self.applied: list[tuple[str, str]] = []
+        self._apply = apply
+        pieces = report.get("pieces", [])
+        self.hint = TR._("Uncertain: too close for the camera, the players decide") if any(
+            p["verdict"] == "uncertain" for p in pieces) else TR._("Clearance from the track's edge, in mm")
+        rows = self.ids.rows
+        if not pieces:
+            rows.add_widget(FitLabel(text=TR._("No template or dragon in view"), size_hint_y=None,
+                                     height=THEME.u))
+        for piece in pieces:
+            row = BoxLayout(size_hint_y=None, height=THEME.u, spacing=THEME.u * 0.15)
+            verdict = {"touch": TR._("touches the edge"), "clear": TR._("clear"),
+                       "uncertain": TR._("uncertain")}[piece["verdict"]]
+            what = (TR._("Template") + f" {piece['speed']}" if piece["kind"] == "template"
+                    else TR._("Dragon") + f" {dragon_owner.get(str(piece['marker_id']), '')}".rstrip())
+            label = FitLabel(text=f"{what}: {verdict} ({piece['clearance_mm']:+.1f})", size_hint_x=2.2,
+                             color=THEME.red if piece["verdict"] == "touch" else THEME.text)
+            row.add_widget(label)
+            owner = dragon_owner.get(str(piece["marker_id"])) if piece["kind"] == "dragon" else flyer
+            if piece["verdict"] == "touch" and owner:
+                part = "base" if piece["kind"] == "dragon" else "path"
+                kind = TR._("Base") if part == "base" else TR._("Path")
+                button = TouchButton(text=f"{TR._('Crash')} · {kind}: {owner}", primary=True)
+                button.bind(on_release=lambda b, o=owner, pt=part: self.apply(b, o, pt))
+                row.add_widget(button)
+            rows.add_widget(row)
+        for a, b in report.get("contacts", []):
+            rows.add_widget(FitLabel(text=TR._("Contact") + f": {a} – {b}", size_hint_y=None, height=THEME.u,
+                                     color=THEME.amber))
+
+    def apply(self, button: TouchButton, player: str, part: str) -> None:
+        if self._apply(player, part):
+            self.applied.append((player, part))
+            button.disabled = True
+
+
 class VolatioScreen(BaseScreen):
     """The race: a panel per dragon, the round and its order of flight, Next round and Finish."""
 
@@ -228,11 +278,14 @@ class VolatioScreen(BaseScreen):
     can_next = BooleanProperty(False)
     is_over = BooleanProperty(False)
     empty_text = StringProperty("")
+    has_camera = BooleanProperty(False)
+    checking = BooleanProperty(False)
 
     def __init__(self, **kwargs: Any) -> None:
         self.panels: dict[str, DragonPanel] = {}
         self.race: vt.Race | None = None
         self.finish_popup: FinishPopup | None = None
+        self.flight_popup: FlightPopup | None = None
         self.results_popup: ResultsPopup | None = None
         self._players: tuple[Player, ...] = ()
         super().__init__(**kwargs)
@@ -243,7 +296,52 @@ class VolatioScreen(BaseScreen):
         THEME.bind(u=self._layout)
 
     def on_pre_enter(self, *_: Any) -> None:
+        self.has_camera = self.svc is not None and self.svc.camera_check is not None
         self.refresh()
+
+    # -- the overhead camera -------------------------------------------------------------------
+
+    def camera_check(self) -> None:
+        """Ask the camera (on a worker thread: a frame and the check take a moment) and show its call."""
+        check = self.svc.camera_check if self.svc is not None else None
+        if check is None or self.checking:
+            return
+        self.checking = True
+        self.notify(TR._("Looking at the table…"))
+
+        def work() -> None:
+            try:
+                report, error = check(), None
+            except CompanionError as exc:  # the camera's own errors arrive as one line each
+                report, error = None, str(exc)
+            Clock.schedule_once(lambda _dt: self._camera_answered(report, error))
+
+        threading.Thread(target=work, name="camera-check", daemon=True).start()
+
+    def _camera_answered(self, report: dict[str, Any] | None, error: str | None) -> None:
+        self.checking = False
+        if report is None:
+            self.notify(error or "")
+            return
+        self.notify("")
+        race = self.race
+        flyer = race.flown[-1] if race is not None and race.flown else None
+        by_colour = {p.colour: p.name for p in self._players}
+        owners = {}
+        for piece in report.get("pieces", []):
+            if piece["kind"] == "dragon":
+                colour = str(piece.get("label", "")).removeprefix("dragon ").strip()
+                if colour in by_colour:
+                    owners[str(piece["marker_id"])] = by_colour[colour]
+        self.flight_popup = FlightPopup(report, flyer, owners, self._camera_crash)
+        self.flight_popup.open()
+
+    def _camera_crash(self, player: str, part: str) -> bool:
+        panel = self.panels.get(player)
+        if panel is None or not panel.can_judge:
+            self.notify(TR._("Only a dragon that has flown this round can crash"))
+            return False
+        return self._move("volatio.crash", {"player": player, "part": part}, panel)
 
     # -- drawing -------------------------------------------------------------------------------
 

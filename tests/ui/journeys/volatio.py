@@ -9,7 +9,7 @@ from companion.games import volatio as v
 from companion.games import volatio_table as vt
 from companion.games.volatio import Dragon
 from companion.ui.theme import THEME
-from tests.ui.kit import find, result, screen, tap
+from tests.ui.kit import find, result, screen, tap, until
 
 MAGES = (("Anna", "red"), ("Bence", "blue"), ("Csilla", "green"))
 
@@ -140,3 +140,40 @@ async def volatio_round(app: Any) -> None:
 JOURNEYS = {f.__name__: f for f in (volatio_round,)}
 
 
+
+
+async def volatio_camera(app: Any) -> None:
+    """Anna flies, the camera (a photo of the table) says her template touches the edge, and one
+    tap on its call applies the path crash (§5.7)."""
+    home = screen(app, "home")
+    for name, colour in MAGES[:2]:
+        home.ids.name_input.text = name
+        home.colour = colour
+        await tap(app, home.ids.add_player)
+    await tap(app, find(app, "TouchButton", "Volatio"))
+    await tap(app, home.ids.start)
+    race_screen = screen(app, "game:volatio")
+    anna, bence = (race_screen.panels[n] for n, _ in MAGES[:2])
+    assert race_screen.has_camera and race_screen.ids.camera.opacity == 1
+    for panel in (anna, bence):
+        await press(app, panel, "reveal")
+    await tap(app, race_screen.ids.next_round)
+    await press(app, anna, "reveal")  # Anna flies at 500
+    before = dragon(app, "Anna")
+    await tap(app, race_screen.ids.camera)
+    await until(app, lambda: race_screen.flight_popup is not None, timeout=20)
+    popup = race_screen.flight_popup
+    rows = [w.text for row in popup.ids.rows.children for w in getattr(row, "children", []) if hasattr(w, "text")]
+    crash = [b for row in popup.ids.rows.children for b in getattr(row, "children", [])
+             if getattr(b, "text", "") == "Crash · Path: Anna"]
+    assert crash, rows
+    await tap(app, crash[0], duration=0.3)
+    expected, _events = v.crash_path(before)
+    assert popup.applied == [("Anna", "path")], (popup.applied, app.strip.note)
+    assert dragon(app, "Anna") == expected, (dragon(app, "Anna"), expected, before)
+    assert popup.applied == [("Anna", "path")] and crash[0].disabled
+    popup.dismiss()
+    result(rows=sorted(r for r in rows if ":" in r and "Crash" not in r))
+
+
+JOURNEYS[volatio_camera.__name__] = volatio_camera

@@ -1,0 +1,118 @@
+"""``companion vision ...`` end to end: real processes, synthetic photos written as files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import pytest
+
+from vision import synth
+from vision.lens import LensCalibration
+
+SEED = 21
+
+
+def companion(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "companion", *args], capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def photos(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """The empty board and the board with pieces, as PNG files, the lens as calibrate-lens
+    would save it, and the scene's truth."""
+    d = tmp_path_factory.mktemp("photos")
+    empty = synth.random_scene(SEED, empty=True)
+    scene = synth.random_scene(SEED)
+    cv2.imwrite(str(d / "empty.png"), empty.image)
+    cv2.imwrite(str(d / "flight.png"), scene.image)
+    LensCalibration(scene.camera.K, scene.camera.dist, scene.camera.size, 0.1, 20).save(d / "lens.json")
+    return {"dir": d, "empty": empty, "scene": scene}
+
+
+def test_calibrate_answers_the_contract(photos: dict) -> None:
+    d = photos["dir"]
+    done = companion("vision", "calibrate", str(d / "empty.png"), "--lens", str(d / "lens.json"),
+                     "--out", str(d / "cal.json"), "--json")
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout)
+    assert set(got) == {"reprojection_error_mm", "markers_found", "homography"}
+    assert got["markers_found"] == [0, 1, 2, 3] and got["reprojection_error_mm"] < 0.3
+    assert len(got["homography"]) == 3 and all(len(r) == 3 for r in got["homography"])
+    assert (d / "cal.json").exists()
+
+
+def test_learn_track_then_check_flight_answer_the_contract(photos: dict) -> None:
+    d = photos["dir"]
+    empty, scene = photos["empty"], photos["scene"]
+    seeds = [f"{x:.1f},{y:.1f}" for x, y in empty.seeds_mm]
+    args = ["vision", "learn-track", str(d / "empty.png"), "--lens", str(d / "lens.json"),
+            "--out", str(d / "track.json"), "--json"]
+    for s in seeds:
+        args += ["--seed", s]
+    done = companion(*args)
+    assert done.returncode == 0, done.stderr
+    track = json.loads(done.stdout)
+    assert set(track) == {"polygons_mm", "area_mm2"}
+    assert track["area_mm2"] == pytest.approx(empty.track.area, rel=0.005)
+    assert len(track["polygons_mm"]) == 1 + len(empty.track.interiors)
+
+    done = companion("vision", "check-flight", str(d / "flight.png"), "--track", str(d / "track.json"),
+                     "--lens", str(d / "lens.json"), "--json")
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout)
+    assert set(got) >= {"pieces", "contacts"}
+    truth = {p.spec.marker_id: p for p in scene.pieces}
+    assert sorted(p["marker_id"] for p in got["pieces"]) == sorted(truth)
+    for p in got["pieces"]:
+        assert set(p) >= {"marker_id", "kind", "verdict", "touches_edge", "clearance_mm", "contact_mm"}
+        t = truth[p["marker_id"]]
+        assert p["kind"] == t.spec.kind
+        assert p["clearance_mm"] == pytest.approx(t.clearance_mm, abs=0.6)
+        if abs(t.clearance_mm) >= 1:
+            assert p["verdict"] == ("touch" if t.clearance_mm <= 0 else "clear")
+            assert p["touches_edge"] is (t.clearance_mm <= 0)
+
+    text = companion("vision", "check-flight", str(d / "flight.png"), "--track", str(d / "track.json"),
+                     "--lens", str(d / "lens.json"))
+    assert text.returncode == 0 and "clearance" in text.stdout
+
+
+def test_markers_sheet_is_a4_at_true_size(tmp_path: Path) -> None:
+    done = companion("vision", "markers", "--out", str(tmp_path / "sheet"), "--json")
+    assert done.returncode == 0, done.stderr
+    files = [Path(f) for f in json.loads(done.stdout)["files"]]
+    assert [f.suffix for f in files] == [".png"] * (len(files) - 1) + [".pdf"]  # a page a PNG, one PDF
+    png = cv2.imread(str(files[0]), cv2.IMREAD_GRAYSCALE)
+    assert png.shape == (round(297 / 25.4 * 300), round(210 / 25.4 * 300))  # A4 at 300 dpi
+    assert files[-1].read_bytes().startswith(b"%PDF")
+    from PIL import Image
+
+    assert Image.open(files[0]).info["dpi"] == pytest.approx((300, 300), abs=0.01)
+
+
+def test_lens_board_prints(tmp_path: Path) -> None:
+    done = companion("vision", "calibrate-lens", "--board", str(tmp_path / "board.png"))
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "board.png").exists() and (tmp_path / "board.pdf").exists()
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["vision", "calibrate", "/no/such.png"], "/no/such.png"),
+    (["vision", "calibrate", "IMG", "--layout", "/no/layout.json"], "layout /no/layout.json: cannot read it"),
+    (["vision", "learn-track", "IMG", "--seed", "north", "--out", "t.json"], "--seed: must be X,Y"),
+    (["vision", "check-flight", "IMG", "--track", "/no/track.json"], "track /no/track.json: cannot read it"),
+    (["vision", "calibrate-lens"], "IMAGE: give 15-30 photos"),
+    (["vision", "calibrate", "BLANK"], "need at least 2 of the table markers"),
+])
+def test_vision_bad_input_is_one_line_exit_2(photos: dict, tmp_path: Path, args: list[str], message: str) -> None:
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), 255 * __import__("numpy").ones((100, 100, 3), "uint8"))
+    args = [str(photos["dir"] / "empty.png") if a == "IMG" else str(blank) if a == "BLANK" else a for a in args]
+    done = companion(*args)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and message in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
