@@ -32,17 +32,21 @@ def configure_kivy(width: int, height: int, fullscreen: bool) -> None:
     KivyConfig.set("input", "mouse", "mouse,disable_multitouch")
 
 
-def make_camera_check(config: Any) -> Any:
-    """The overhead camera's edge check for the Volatio screen, or None without a camera.
-    Its setup files sit in ``vision/`` beside the database."""
-    if config["camera.source"] == "none":
-        return None
+def make_camera_check(config: Any, cameras: list[str]) -> Any:
+    """The overhead camera's edge check for the Volatio screen, or None without a camera
+    (``none``, or ``auto`` with no camera attached). Its setup files sit in ``vision/``
+    beside the database."""
     from companion.errors import CompanionError
     from vision.errors import VisionError
+    from vision.sources import has_picamera
     from vision.table_camera import TableCamera
 
+    source = config["camera.source"]
+    if source == "none" or (source == "auto" and not cameras and not has_picamera()):
+        return None
+
     layout = config["camera.layout"] or None
-    camera = TableCamera(config["camera.source"], config.database_path.parent / "vision",
+    camera = TableCamera(source, config.database_path.parent / "vision",
                          Path(layout).expanduser() if layout else None)
 
     def check() -> dict[str, Any]:
@@ -98,7 +102,7 @@ def build(config_path: Path | None, *, size: str | None = None, fullscreen: bool
     except Exception:  # the strip reports; it must not stop the app
         ports = []
     cameras = [v["device"] for v in list_video_devices()]
-    services.camera_check = make_camera_check(config)
+    services.camera_check = make_camera_check(config, cameras)
     bridge = make_accessory(services, holder)
     accessory = STRIP_ACCESSORY["searching" if bridge is not None else "off"]
     hardware = Hardware(panel=panel, gpio=setup.kind, accessory=accessory, camera="ok" if cameras else "none",
