@@ -25,9 +25,11 @@ from vision.errors import CalibrationError, LayoutError
 from vision.layout import Layout, read_json
 
 PX_PER_MM = 4.0
-SMALL_HOLE_MM2 = 6000.0
-"""Holes smaller than this (a disc 87 mm across) are print inside the track (a symbol
-drawn in outline), not an infield."""
+INFIELD_MM2 = 2500.0
+"""The least area of an infield: a hole in the track smaller than a 50 mm square is a symbol
+printed on it (an energy field, a trap), not board a dragon flies round."""
+SLIVER_MM2 = 20.0
+"""Holes smaller than this are slivers of the edge refinement, not anything printed."""
 ENVELOPE_MM = 25.0
 BARRIER = 0.75
 """The fill from the seeds stops at pixels with less than this share of the surface's
@@ -105,7 +107,7 @@ def learn_track(image: np.ndarray, calibration: TableCalibration, layout: Layout
         raise CalibrationError("a seed lies on something dark (the edge line, a symbol): "
                                "put each seed on the open track")
     mask = np.isin(labels, list(chosen)).astype(np.uint8)
-    region = _polygons(mask, px_per_mm, (x0, y0))
+    region = _polygons(mask, top, px_per_mm, (x0, y0))
     region = _refine(region, top, px_per_mm, (x0, y0))
     seed_parts = {i for i, part in enumerate(_parts(region))
                   for x, y in seeds_mm if part.contains(Point(x, y))}
@@ -116,7 +118,7 @@ def learn_track(image: np.ndarray, calibration: TableCalibration, layout: Layout
     if not parts:
         raise CalibrationError("no track found around the seeds")
     track = parts[0]
-    holes = [h for h in track.interiors if Polygon(h).area >= SMALL_HOLE_MM2]  # slivers of the refinement
+    holes = [h for h in track.interiors if Polygon(h).area >= SLIVER_MM2]
     return Polygon(track.exterior, holes)
 
 
@@ -124,8 +126,11 @@ def _parts(region: Polygon | MultiPolygon) -> list[Polygon]:
     return list(region.geoms) if isinstance(region, MultiPolygon) else [region]
 
 
-def _polygons(mask: np.ndarray, s: float, origin: tuple[float, float]) -> Polygon | MultiPolygon:
-    """The mask's outline in mm: outer rings with their holes (small holes filled)."""
+def _polygons(mask: np.ndarray, top: np.ndarray, s: float,
+              origin: tuple[float, float]) -> Polygon | MultiPolygon:
+    """The mask's outline in mm: outer rings with their holes. A hole whose inside is as
+    bright as the track around it (a symbol printed in outline on the track) is filled; one
+    that is darker inside (the board in the middle of a circuit) is an infield and stays."""
     contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_NONE)
     if hierarchy is None:
         raise CalibrationError("no track found around the seeds")
@@ -138,16 +143,26 @@ def _polygons(mask: np.ndarray, s: float, origin: tuple[float, float]) -> Polygo
         holes = []
         j = hier[i][2]
         while j != -1:
-            if len(contours[j]) >= 3:
-                hole = _to_mm(contours[j], s, origin)
-                if Polygon(hole).area >= SMALL_HOLE_MM2:
-                    holes.append(hole)
+            if len(contours[j]) >= 3 and _is_infield(mask, top, contours, j, s):
+                holes.append(_to_mm(contours[j], s, origin))
             j = hier[j][0]
         poly = Polygon(shell, holes)
         polys.append(poly if poly.is_valid else shapely.make_valid(poly))
     # contour pixels are the region's outermost pixels: its edge is half a pixel further out
     union = shapely.unary_union(polys).buffer(0.5 / s, join_style="mitre")
     return union.simplify(0.25 / s)
+
+
+def _is_infield(mask: np.ndarray, top: np.ndarray, contours: Any, j: int, s: float) -> bool:
+    """Whether hole *j* of the track mask is darker inside than the track just around it."""
+    hole = np.zeros(mask.shape, np.uint8)
+    cv2.drawContours(hole, contours, j, 1, thickness=-1)
+    rim = int(round(2 * s))  # 2 mm: the printed line and its blur
+    core = cv2.erode(hole, np.ones((2 * rim + 1, 2 * rim + 1), np.uint8))
+    around = cv2.dilate(hole, np.ones((8 * rim + 1, 8 * rim + 1), np.uint8)) & mask & (1 - hole)
+    if hole.sum() < INFIELD_MM2 * s * s or not core.any() or not around.any():
+        return False  # smaller than any infield a dragon could fly round: print on the track
+    return float(np.median(top[core > 0])) < BARRIER * float(np.median(top[around > 0]))
 
 
 def _to_mm(contour: np.ndarray, s: float, origin: tuple[float, float]) -> np.ndarray:
