@@ -88,6 +88,18 @@ def bridged(port: str, core: Core, **kwargs: object) -> Iterator[AccessoryBridge
         bridge.close(flush_s=0)
 
 
+@contextlib.contextmanager
+def mirrored(sim: Simulator, core: Core) -> Iterator[tuple[AccessoryBridge, TimerBoard, MonotonicClock]]:
+    """The simulator running, a bridge connected to it, and a timer board it mirrors."""
+    clock = MonotonicClock()
+    bus = EventBus()
+    board = TimerBoard(clock, bus)
+    with running(sim), bridged(str(sim.link), core) as bridge:
+        bridge.attach(bus)
+        assert wait_for(lambda: bridge.status.is_connected)
+        yield bridge, board, clock
+
+
 # -- a scripted device -----------------------------------------------------------------------
 
 
@@ -157,12 +169,7 @@ def test_soak_10000_commands_through_a_noisy_line(core: Core) -> None:
     applied: list[tuple[int, bytes]] = []
     faults = Faults(drop_pct=1.0, corrupt_pct=1.0, seed=20261130)
     sim = Simulator(faults=faults, on_applied=lambda t, p, now: applied.append((t, p)))
-    clock = MonotonicClock()
-    bus = EventBus()
-    board = TimerBoard(clock, bus)
-    with running(sim), bridged(str(sim.link), core) as bridge:
-        bridge.attach(bus)
-        assert wait_for(lambda: bridge.status.is_connected)
+    with mirrored(sim, core) as (bridge, board, clock):
         board.add("soak", 3600)
         board.start("soak")
         sent: list[bytes] = []
@@ -192,12 +199,7 @@ def test_soak_10000_commands_through_a_noisy_line(core: Core) -> None:
 
 def test_unplug_and_replug_resynchronises_the_running_timer_within_2_s(core: Core) -> None:
     sim = Simulator(faults=Faults(unplug_every_s=1.0, unplug_for_s=0.5))
-    clock = MonotonicClock()
-    bus = EventBus()
-    board = TimerBoard(clock, bus)
-    with running(sim), bridged(str(sim.link), core) as bridge:
-        bridge.attach(bus)
-        assert wait_for(lambda: bridge.status.is_connected)
+    with mirrored(sim, core) as (bridge, board, clock):
         board.add("t", 120)
         board.start("t")
         assert wait_for(lambda: sim.port is None, 3)  # pulled
