@@ -126,8 +126,10 @@ def read_piece(spec: PieceSpec, seen: dict[int, np.ndarray], calibration: TableC
     band = SIGMAS * float(np.hypot(sigma_fit, sigma_cal)) + parallax
     note = ""
     if band > MAX_BAND_MM:
-        note = (f"measured to +-{band:.2f} mm only (needs a lens calibration for its height, or more "
-                "of its markers in view): the players decide near the edge")
+        why = ("no lens calibration to correct for its height" if parallax > 0 and parallax > band / 2
+               else "only one of its markers in view" if len(ids) < len(spec.markers)
+               else "its markers are blurred")
+        note = f"measured to +-{band:.2f} mm only ({why}): the players decide near the edge"
         band = MAX_BAND_MM
     theta = float(np.arctan2(rot[1, 0], rot[0, 0]))
     return PieceReading(spec, outline, float(t[0]), float(t[1]), theta, c.clearance_mm, c.contact_mm, band,
