@@ -197,6 +197,27 @@ def _vision_parser(commands: Any) -> None:
                        help="write the layout with this outline in it (default: only print the outline)")
     piece.set_defaults(run=run_vision_learn_template)
 
+    reg = acts.add_parser("register", help="add a piece's front or back to a piece library")
+    reg.add_argument("image", type=Path, metavar="IMAGE", help="a photo of the piece alone, or a crop of it")
+    reg.add_argument("--library", type=Path, required=True, metavar="DIR", help="the library (made if new)")
+    reg.add_argument("--kind", required=True, metavar="KIND", help="the kind of piece, like drakon-coin")
+    face = reg.add_mutually_exclusive_group(required=True)
+    face.add_argument("--front", metavar="NAME", help="this image is the front called NAME")
+    face.add_argument("--back", action="store_true", help="this image is the kind's back")
+    reg.add_argument("--shape", required=True, choices=("disc", "rect"))
+    reg.add_argument("--size-mm", required=True, metavar="W[xH]", help="its real size, like 25 or 57x88")
+    reg.add_argument("--json", action="store_true", help="answer in JSON")
+    reg.set_defaults(run=run_vision_register)
+
+    read = acts.add_parser("read", help="every library piece in a photo: kind, face, which front")
+    read.add_argument("image", type=Path, metavar="IMAGE")
+    read.add_argument("--library", type=Path, required=True, metavar="DIR")
+    read.add_argument("--layout", type=Path, metavar="L.json",
+                      help="with it, positions come back in table mm (the table markers must show)")
+    read.add_argument("--lens", type=Path, metavar="LENS.json", help="a lens calibration")
+    read.add_argument("--json", action="store_true", help="answer in JSON")
+    read.set_defaults(run=run_vision_read)
+
     sheet = acts.add_parser("markers", help="a printable sheet (PNG and PDF, A4, true size) of every marker")
     sheet.add_argument("--out", type=Path, required=True, metavar="FILE", help="FILE.png and FILE.pdf")
     sheet.add_argument("--layout", type=Path, metavar="L.json", help="the table layout (default: Volatio's)")
@@ -604,6 +625,62 @@ def run_vision_learn_template(args: argparse.Namespace) -> int:
     saved = f"; written to {args.out}" if args.out else ""
     _answer(args, found, f"marker {args.marker}: outline of {len(found['outline_mm'])} points, "
                          f"{found['area_mm2'] / 100:.1f} cm²{saved}")
+    return EXIT_OK
+
+
+def _size_mm(text: str) -> tuple[float, float]:
+    try:
+        parts = [float(v) for v in text.lower().split("x")]
+    except ValueError:
+        parts = []
+    if len(parts) not in (1, 2) or not all(0 < v <= 1000 for v in parts):
+        raise InvalidInput("--size-mm", text, "must be W or WxH in mm, like 25 or 57x88")
+    return (parts[0], parts[-1])
+
+
+def run_vision_register(args: argparse.Namespace) -> int:
+    from vision.library import Library
+    from vision.sources import ImageSource
+
+    size = _size_mm(args.size_mm)
+    library = Library.load(args.library) if (args.library / "library.json").exists() \
+        else Library.create(args.library)
+    with ImageSource(args.image) as source:
+        image = source.read()
+    saved = library.register(args.kind, args.shape, size, image,
+                             **({"back": True} if args.back else {"front": args.front}))
+    face = "back" if args.back else f"front {args.front!r}"
+    _answer(args, {"kind": args.kind, "face": "back" if args.back else "front", "front": args.front,
+                   "file": str(saved)}, f"{args.kind}: {face} saved as {saved}")
+    return EXIT_OK
+
+
+def run_vision_read(args: argparse.Namespace) -> int:
+    from vision.calibration import Lens, calibrate
+    from vision.layout import load_layout
+    from vision.lens import LensCalibration
+    from vision.library import Library
+    from vision.reader import read
+    from vision.sources import ImageSource
+
+    library = Library.load(args.library)
+    with ImageSource(args.image) as source:
+        image = source.read()
+    calibration = None
+    dictionary = None
+    if args.layout is not None:
+        layout = load_layout(args.layout)
+        lens = None
+        if args.lens is not None:
+            lc = LensCalibration.load(args.lens)
+            lens = Lens(lc.K, lc.dist)
+        calibration = calibrate(image, layout, lens)
+        dictionary = layout.dictionary
+    result = read(image, library, calibration=calibration, layout_dictionary=dictionary).to_json()
+    lines = [f"{p['kind']:<14} {p['face']:<4} {p['front'] or '':<24} confidence {p['confidence']:.2f}"
+             for p in result["pieces"]]
+    lines += [f"unknown piece at {u.get('center_mm') or u.get('center_px')}" for u in result["unknown"]]
+    _answer(args, result, "\n".join(lines) or "no pieces found")
     return EXIT_OK
 
 

@@ -116,3 +116,43 @@ def test_vision_bad_input_is_one_line_exit_2(photos: dict, tmp_path: Path, args:
     assert done.returncode == 2, done.stdout + done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and message in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
+
+
+SET_GAME = Path(__file__).resolve().parents[1] / "vision" / "data" / "set-game"
+
+
+def test_register_then_read_a_real_card(tmp_path: Path) -> None:
+    """Three real card fronts registered from their crops; a photo of one of them is read back."""
+    library = tmp_path / "lib"
+    names = ["1-green-solid-squiggle", "1-purple-striped-diamond", "1-red-empty-oval"]
+    for name in names:
+        for n, crop in enumerate(sorted((SET_GAME / "crops_train_sample" / name).glob("*.jpg"))):
+            flipped = tmp_path / f"{name}-{n}.png"  # the dataset's crops are mirrored (see its tests)
+            cv2.imwrite(str(flipped), cv2.flip(cv2.imread(str(crop)), 1))
+            done = companion("vision", "register", str(flipped), "--library", str(library), "--kind", "set-card",
+                             "--front", name, "--shape", "rect", "--size-mm", "57x88", "--json")
+            assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["kind"] == "set-card"
+    test = next((SET_GAME / "crops_test" / names[1]).glob("*.jpg"))
+    flipped = tmp_path / "test.png"
+    cv2.imwrite(str(flipped), cv2.flip(cv2.imread(str(test)), 1))
+    done = companion("vision", "read", str(flipped), "--library", str(library), "--json")
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout)
+    assert set(got) == {"pieces", "unknown"}
+    [piece] = got["pieces"]
+    assert (piece["kind"], piece["face"], piece["front"]) == ("set-card", "up", names[1])
+    assert set(piece) >= {"kind", "face", "front", "angle_deg", "confidence"}
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["vision", "read", "IMG", "--library", "/no/lib"], "/no/lib"),
+    (["vision", "register", "IMG", "--library", "LIB", "--kind", "coin", "--front", "A", "--shape", "disc",
+      "--size-mm", "big"], "--size-mm: must be W or WxH"),
+])
+def test_library_bad_input_is_one_line_exit_2(photos: dict, tmp_path: Path, args: list[str], message: str) -> None:
+    args = [str(photos["dir"] / "empty.png") if a == "IMG" else str(tmp_path / "lib") if a == "LIB" else a
+            for a in args]
+    done = companion(*args)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and message in done.stderr, done.stderr

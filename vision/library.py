@@ -1,0 +1,641 @@
+"""The piece library: what each kind of game piece looks like, face by face, as a folder.
+
+A library is a folder a host can copy. ``library.json`` at its root lists the kinds::
+
+    {"kinds": {"set-card": {"shape": "rect", "size_mm": [57, 88],
+                            "back": null,
+                            "fronts": {"1-red-solid-oval": ["fronts/set-card/1-red-solid-oval-1.png",
+                                                            "fronts/set-card/1-red-solid-oval-2.png"]}}}}
+
+Each image is a PNG of one face, *normalised*: the piece warped flat and upright at
+:data:`PX_PER_MM` (fewer for a piece so large it would pass :data:`MAX_SIDE_PX`), cropped to
+the piece. A rect piece is stored as its size says (``[57, 88]`` is portrait); a disc as the
+square around it. A front may have several reference images (several photos, cameras,
+lights): the reader compares with each. Paths are relative to the library's folder, and a
+single path where a list is expected is read as a list of one.
+
+The segmentation and fitting helpers at the end (:func:`segment`, :func:`fit_rect`,
+:func:`fit_disc`, :func:`warp`) are shared with :mod:`vision.reader`: a registered image and
+a piece read on the table go through the same geometry.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.errors import LayoutError
+from vision.layout import read_json
+
+LIBRARY_FILE = "library.json"
+SHAPES = ("disc", "rect")
+PX_PER_MM = 4.0
+"""The scale of the stored images: 4 px/mm keeps a card's print (lines ~0.7 mm) a few
+pixels wide, and a 57 x 88 mm card at 228 x 352 px, about 100 kB of PNG."""
+MAX_SIDE_PX = 1024
+"""A piece larger than 256 mm (a board) is stored at a lower scale, this many px along its
+longer side."""
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+"""Kind and front names become file names: letters, digits, '.', '_' and '-'."""
+
+RECT_FILL_MIN = 0.88
+"""A rect piece's outline fills at least this share of the quad fitted to it. A card with
+rounded corners fills 0.97-0.99 of it (measured on the Set photos), an ellipse 0.785, a
+rhombus 0.5: anything between is two pieces touching, or a piece and its shadow."""
+ASPECT_TOLERANCE = 0.16
+"""How far (as |ln(ratio)|, ~17 %) a quad's side ratio may be from its kind's: a card
+viewed at up to ~30 deg from straight above, measured without a calibration (the Set
+scenes' cards are within 0.08)."""
+SIZE_TOLERANCE = 0.15
+"""With millimetres (a calibration, or a known scale), each side or the diameter may be
+this share off its kind's: the outline is found to ~1 mm, the rest is the piece's height."""
+DISC_CIRCULARITY_MIN = 0.86
+"""A disc's convex outline has 4 pi area / perimeter^2 at least this (a circle 1.0, seen
+at 45 deg 0.93; a square 0.785, a card 0.75)."""
+DISC_FILL = (0.92, 1.08)
+"""A disc's outline area over its fitted ellipse's: a notch or a bump fails it."""
+DISC_AXIS_MIN = 0.55
+"""The fitted ellipse's minor over major axis, in pixels (a disc seen at up to ~55 deg);
+in millimetres it must be a circle, within :data:`SIZE_TOLERANCE`."""
+CONTRAST_MIN = 40.0
+"""Registration: the piece stands out when its brightness (strongest channel, 0-255)
+differs from the background's by at least this (white card on black: ~150; a crop of a
+card: the print against the card, which is not the piece's outline)."""
+SEGMENT_TOWARDS_TABLE = 0.5
+"""Segmentation cuts at this fraction of the way from the table's median brightness to
+Otsu's threshold (see :func:`segment`)."""
+EMPTY_DIFF_MIN = 24.0
+"""With an empty-table frame, a pixel changed by less than this (summed over channels,
+0-765) is sensor noise and JPEG, not a piece."""
+PIECE_AREA_MIN = 0.10
+"""Registration: a piece found in a photo covers at least this share of it; anything
+smaller is print on a piece that fills the image."""
+
+_UNIT_SQUARE = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]], np.float32)
+
+
+@dataclass(frozen=True)
+class PieceKind:
+    """One kind of piece: its outline's shape and its size in mm (width, height as stored;
+    for a disc both are the diameter)."""
+
+    name: str
+    shape: str
+    size_mm: tuple[float, float]
+
+    @property
+    def is_square(self) -> bool:
+        """Whether a quarter turn leaves the outline unchanged (a disc, or a square tile)."""
+        w, h = self.size_mm
+        return self.shape == "disc" or abs(w - h) <= 0.02 * max(w, h)
+
+    @property
+    def aspect(self) -> float:
+        """Shorter side over longer side (1.0 for a disc)."""
+        w, h = self.size_mm
+        return min(w, h) / max(w, h)
+
+    @property
+    def px_per_mm(self) -> float:
+        """The scale of this kind's stored images, px/mm."""
+        return min(PX_PER_MM, MAX_SIDE_PX / max(self.size_mm))
+
+    @property
+    def size_px(self) -> tuple[int, int]:
+        """``(width, height)`` of this kind's stored images in px."""
+        s = self.px_per_mm
+        return max(8, round(self.size_mm[0] * s)), max(8, round(self.size_mm[1] * s))
+
+
+@dataclass
+class _Entry:
+    kind: PieceKind
+    fronts: dict[str, list[str]] = field(default_factory=dict)
+    back: str | None = None
+
+
+class Library:
+    """A folder of piece kinds and their faces' images (see the module's docstring).
+
+    Not thread-safe: one thread registers and reads. Images are read from disk when first
+    asked for, then kept.
+    """
+
+    def __init__(self, root: Path, entries: dict[str, _Entry]) -> None:
+        """Use :meth:`load` or :meth:`create`."""
+        self._root = root
+        self._entries = entries
+        self._images: dict[str, np.ndarray] = {}
+        self._revision = 0
+
+    # -- opening --------------------------------------------------------------------------------
+
+    @classmethod
+    def load(cls, root: Path | str) -> Library:
+        """The library in folder *root*.
+
+        :raises LayoutError: naming the file and the field, when ``library.json`` is missing,
+            not JSON, or not a library (images are checked when first read).
+        """
+        root = Path(root)
+        path = root / LIBRARY_FILE
+        return cls(root, _parse(read_json(path, "library"), path))
+
+    @classmethod
+    def create(cls, root: Path | str) -> Library:
+        """A new, empty library in folder *root* (made if needed).
+
+        :raises LayoutError: when *root* already holds a library, or cannot be written.
+        """
+        root = Path(root)
+        path = root / LIBRARY_FILE
+        if path.exists():
+            raise LayoutError(f"library {path}: already exists (open it with Library.load)")
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise LayoutError(f"library {root}: cannot make the folder ({exc.strerror})") from None
+        library = cls(root, {})
+        library._save()
+        return library
+
+    # -- reading ----------------------------------------------------------------------------------
+
+    @property
+    def root(self) -> Path:
+        """The library's folder."""
+        return self._root
+
+    @property
+    def path(self) -> Path:
+        """The library's ``library.json``."""
+        return self._root / LIBRARY_FILE
+
+    @property
+    def revision(self) -> int:
+        """Goes up by one with each registration: a reader's cached references are stale."""
+        return self._revision
+
+    def kinds(self) -> tuple[str, ...]:
+        """The kinds' names, sorted."""
+        return tuple(sorted(self._entries))
+
+    def kind(self, name: str) -> PieceKind:
+        """The kind called *name*.
+
+        :raises LayoutError: when the library has no such kind.
+        """
+        return self._entry(name).kind
+
+    def fronts(self, kind: str) -> dict[str, tuple[np.ndarray, ...]]:
+        """Each front's name -> its reference images (normalised, BGR uint8), in the order
+        registered.
+
+        :raises LayoutError: for an unknown kind, or an image that cannot be read.
+        """
+        entry = self._entry(kind)
+        return {name: tuple(self._image(p, f"kinds.{kind}.fronts.{name}[{i}]") for i, p in enumerate(paths))
+                for name, paths in sorted(entry.fronts.items())}
+
+    def back(self, kind: str) -> np.ndarray | None:
+        """The back's image (normalised, BGR uint8), or None when none was registered.
+
+        :raises LayoutError: for an unknown kind, or an image that cannot be read.
+        """
+        entry = self._entry(kind)
+        return None if entry.back is None else self._image(entry.back, f"kinds.{kind}.back")
+
+    def _entry(self, kind: str) -> _Entry:
+        entry = self._entries.get(kind)
+        if entry is None:
+            raise LayoutError(f"library {self.path}: no kind {kind!r} (kinds: {list(self.kinds())})")
+        return entry
+
+    def _image(self, rel: str, where: str) -> np.ndarray:
+        cached = self._images.get(rel)
+        if cached is not None:
+            return cached
+        file = self._root / rel
+        data = np.fromfile(file, np.uint8) if file.is_file() else np.zeros(0, np.uint8)
+        image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+        if image is None:
+            raise LayoutError(f"library {self.path}: {where}: cannot read the image {rel!r}")
+        self._images[rel] = np.asarray(image, np.uint8)
+        return self._images[rel]
+
+    # -- registering ------------------------------------------------------------------------------
+
+    def register(self, kind: str, shape: str, size_mm: Sequence[float], image: np.ndarray | Path | str,
+                 *, front: str | None = None, back: bool = False) -> Path:
+        """Add one face of a piece: *image* is a photo of the piece alone on a contrasting
+        background, or the piece already cropped (then the whole image is taken). The piece
+        is found, warped flat and upright to the kind's normalised size, and saved as a PNG;
+        a front gains one more reference image each time, a back is replaced.
+
+        *size_mm* is ``(width, height)`` as the piece should be stored (``(57, 88)``: portrait)
+        or ``(d, d)`` for a disc. Returns the saved image's path.
+
+        :raises TypeError: unless exactly one of *front* and *back* is given.
+        :raises LayoutError: for a bad name, shape or size, a kind already registered with a
+            different shape or size, an unreadable image, or a library that cannot be written.
+        """
+        if (front is None) == (not back):
+            raise TypeError("register: give front=NAME or back=True (exactly one)")
+        piece = self._kind_for(kind, shape, size_mm)
+        if front is not None and not NAME.fullmatch(front):
+            raise LayoutError(f"library {self.path}: front name must be letters, digits, '.', '_' "
+                              f"or '-' (got {front!r})")
+        flat = normalise(_as_bgr(image), piece)
+        known = self._entries.get(kind)
+        if front is not None:
+            paths = known.fronts.get(front, []) if known is not None else []
+            n = len(paths) + 1
+            while (rel := f"fronts/{kind}/{front}-{n}.png") in paths or (self._root / rel).exists():
+                n += 1
+        else:
+            rel = f"backs/{kind}.png"
+        target = self._root / rel
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            ok, data = cv2.imencode(".png", flat)
+            if not ok:
+                raise OSError(0, "PNG encoding failed")
+            target.write_bytes(np.asarray(data).tobytes())
+        except OSError as exc:
+            raise LayoutError(f"library {self.path}: cannot write {rel!r} ({exc.strerror})") from None
+        # only now, with the image on disk, does the library change
+        entry = self._entries.setdefault(kind, _Entry(piece))
+        if front is not None:
+            entry.fronts.setdefault(front, []).append(rel)
+        else:
+            entry.back = rel
+        self._images[rel] = flat
+        self._save()
+        self._revision += 1
+        return target
+
+    def _kind_for(self, kind: str, shape: str, size_mm: Sequence[float]) -> PieceKind:
+        if not NAME.fullmatch(kind):
+            raise LayoutError(f"library {self.path}: kind name must be letters, digits, '.', '_' or '-' "
+                              f"(got {kind!r})")
+        if shape not in SHAPES:
+            raise LayoutError(f"library {self.path}: kinds.{kind}.shape must be one of {list(SHAPES)} "
+                              f"(got {shape!r})")
+        size = _size(list(size_mm), f"library {self.path}: kinds.{kind}.size_mm")
+        if shape == "disc" and abs(size[0] - size[1]) > 1e-9:
+            raise LayoutError(f"library {self.path}: kinds.{kind}.size_mm of a disc must be "
+                              f"[diameter, diameter] (got {list(size_mm)!r})")
+        piece = PieceKind(kind, shape, size)
+        known = self._entries.get(kind)
+        if known is not None and (known.kind.shape, known.kind.size_mm) != (shape, size):
+            raise LayoutError(f"library {self.path}: kinds.{kind} is already a {known.kind.shape} of "
+                              f"{list(known.kind.size_mm)} mm (got a {shape} of {list(size)} mm)")
+        return piece
+
+    def _save(self) -> None:
+        doc = {"kinds": {name: {"shape": e.kind.shape, "size_mm": list(e.kind.size_mm), "back": e.back,
+                                "fronts": {f: list(p) for f, p in sorted(e.fronts.items())}}
+                         for name, e in sorted(self._entries.items())}}
+        tmp = self.path.with_name(LIBRARY_FILE + ".tmp")
+        try:
+            tmp.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+            os.replace(tmp, self.path)
+        except OSError as exc:
+            raise LayoutError(f"library {self.path}: cannot write it ({exc.strerror})") from None
+
+
+# -- library.json ---------------------------------------------------------------------------------
+
+
+def _parse(doc: Any, path: Path) -> dict[str, _Entry]:
+    where = f"library {path}"
+    if not isinstance(doc, dict) or not isinstance(doc.get("kinds"), dict):
+        raise LayoutError(f"{where}: kinds must be an object of kind name -> kind "
+                          f"(got {type(doc.get('kinds') if isinstance(doc, dict) else doc).__name__})")
+    entries: dict[str, _Entry] = {}
+    for name, spec in doc["kinds"].items():
+        at = f"{where}: kinds.{name}"
+        if not NAME.fullmatch(name):
+            raise LayoutError(f"{where}: kinds: name must be letters, digits, '.', '_' or '-' (got {name!r})")
+        if not isinstance(spec, dict):
+            raise LayoutError(f"{at}: must be an object with shape, size_mm, back and fronts (got {spec!r})")
+        shape = spec.get("shape")
+        if shape not in SHAPES:
+            raise LayoutError(f"{at}.shape: must be one of {list(SHAPES)} (got {shape!r})")
+        size = _size(spec.get("size_mm"), f"{at}.size_mm")
+        back = spec.get("back")
+        if back is not None:
+            back = _rel_path(back, f"{at}.back")
+        fronts_doc = spec.get("fronts", {})
+        if not isinstance(fronts_doc, dict):
+            raise LayoutError(f"{at}.fronts: must be an object of front name -> image path(s) "
+                              f"(got {fronts_doc!r})")
+        fronts: dict[str, list[str]] = {}
+        for front, paths in fronts_doc.items():
+            if not NAME.fullmatch(front):
+                raise LayoutError(f"{at}.fronts: name must be letters, digits, '.', '_' or '-' "
+                                  f"(got {front!r})")
+            listed = [paths] if isinstance(paths, str) else paths
+            if not isinstance(listed, list) or not listed:
+                raise LayoutError(f"{at}.fronts.{front}: must be an image path or a list of them "
+                                  f"(got {paths!r})")
+            fronts[front] = [_rel_path(p, f"{at}.fronts.{front}") for p in listed]
+        entries[name] = _Entry(PieceKind(name, shape, size), fronts, back)
+    return entries
+
+
+def _size(value: Any, where: str) -> tuple[float, float]:
+    ok = (isinstance(value, list) and len(value) == 2
+          and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0
+                  for v in value))
+    if not ok:
+        raise LayoutError(f"{where}: must be [width, height] in mm, both positive (got {value!r})")
+    return float(value[0]), float(value[1])
+
+
+def _rel_path(value: Any, where: str) -> str:
+    if (not isinstance(value, str) or not value or value.startswith(("/", "\\")) or ":" in value
+            or ".." in Path(value).parts):
+        raise LayoutError(f"{where}: must be a path inside the library's folder (got {value!r})")
+    return value
+
+
+def _as_bgr(image: np.ndarray | Path | str) -> np.ndarray:
+    if isinstance(image, (str, Path)):
+        file = Path(image)
+        data = np.fromfile(file, np.uint8) if file.is_file() else np.zeros(0, np.uint8)
+        decoded = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+        if decoded is None:
+            raise LayoutError(f"image {file}: cannot read it as an image")
+        return np.asarray(decoded, np.uint8)
+    arr = np.asarray(image)
+    if arr.dtype != np.uint8 or arr.ndim not in (2, 3) or min(arr.shape[:2]) < 8:
+        raise LayoutError(f"image: must be an 8-bit grey, BGR or BGRA image of at least 8 x 8 px "
+                          f"(got {arr.dtype} {arr.shape})")
+    if arr.ndim == 2:
+        return np.asarray(cv2.cvtColor(arr, cv2.COLOR_GRAY2BGR), np.uint8)
+    if arr.shape[2] == 4:
+        return np.ascontiguousarray(arr[:, :, :3])
+    if arr.shape[2] != 3:
+        raise LayoutError(f"image: must have 1, 3 or 4 channels (got {arr.shape[2]})")
+    return arr
+
+
+# -- finding and flattening a piece (shared with the reader) ---------------------------------------
+
+
+def normalise(image: np.ndarray, kind: PieceKind) -> np.ndarray:
+    """*image* holding one piece of *kind* -> the piece flat and upright at the kind's
+    :attr:`PieceKind.size_px` (BGR uint8). The piece is the largest region that stands out
+    from the background (by :data:`CONTRAST_MIN`), covers :data:`PIECE_AREA_MIN` of the
+    image and fits the kind's shape; failing that, the image is taken to be the piece."""
+    frame = find_piece(image, kind)
+    if frame is None:
+        frame = whole_image_frame(image.shape[1], image.shape[0], kind)
+    w, h = kind.size_px
+    return warp(image, frame, (w, h))
+
+
+def find_piece(image: np.ndarray, kind: PieceKind) -> np.ndarray | None:
+    """The frame (see :func:`warp`) of the one piece of *kind* in *image*, in pixels, or None
+    when nothing fitting stands out."""
+    scale = min(1.0, 800.0 / max(image.shape[:2]))
+    small = image if scale == 1.0 else np.asarray(
+        cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), np.uint8)
+    mask, contrast = segment(small)
+    if contrast < CONTRAST_MIN:
+        return None
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    area_min = PIECE_AREA_MIN * mask.shape[0] * mask.shape[1]
+    for c in sorted(contours, key=cv2.contourArea, reverse=True):
+        if cv2.contourArea(c) < area_min:
+            break
+        pts = (np.asarray(c, np.float32).reshape(-1, 2) + 0.5) / scale - 0.5
+        frame = fit_rect(pts, kind) if kind.shape == "rect" else fit_disc(pts, kind)
+        if frame is not None:
+            return frame
+    return None
+
+
+def whole_image_frame(width_px: int, height_px: int, kind: PieceKind) -> np.ndarray:
+    """The frame of a piece that is the whole image (a rect turned a quarter if the image's
+    orientation is not the kind's; a disc: the centred square)."""
+    w, h = float(width_px), float(height_px)
+    if kind.shape == "disc":
+        side = min(w, h)
+        x0, y0 = (w - side) / 2, (h - side) / 2
+        quad = np.array([[x0, y0], [x0 + side, y0], [x0 + side, y0 + side], [x0, y0 + side]], np.float32)
+    else:
+        quad = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32) - 0.5
+        if (w > h) != (kind.size_mm[0] > kind.size_mm[1]) and not kind.is_square:
+            quad = np.roll(quad, -1, axis=0)  # a quarter turn: the piece's top edge is the image's right
+    return np.asarray(cv2.getPerspectiveTransform(_UNIT_SQUARE, quad), np.float64)
+
+
+def segment(image: np.ndarray, empty: np.ndarray | None = None) -> tuple[np.ndarray, float]:
+    """Pieces against the table: a 0/1 uint8 mask of what is not table, and the contrast
+    (brightness difference, 0-255) between the two.
+
+    Without *empty*, the brightness (strongest channel: white cards, coloured tiles and a
+    dark cloth all separate on it) is split by Otsu's threshold, and whichever side holds
+    most of the image's border is the table. The table's brightness is then modelled place
+    by place (its pixels, averaged over ~1/10 of the frame), and a piece is what differs
+    from it by :data:`SEGMENT_TOWARDS_TABLE` of Otsu's step or more. With *empty* (the
+    same view without pieces, same size), a pixel is a piece where it differs from it by
+    half Otsu's threshold on the difference, and at least :data:`EMPTY_DIFF_MIN`. Either
+    way, specks under 3 px are opened away.
+    """
+    if empty is not None:
+        diff = cv2.absdiff(cv2.GaussianBlur(image, (0, 0), 1.0), cv2.GaussianBlur(empty, (0, 0), 1.0))
+        d = np.asarray(diff, np.uint8).sum(axis=2, dtype=np.uint16)  # any channel's change counts
+        d8 = np.asarray(np.minimum(d, 255), np.uint8)
+        t, _ = cv2.threshold(d8, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+        # as below, the cut sits nearer the unchanged side: where a piece happens to match
+        # the cloth under it, the difference is small but the piece's outline must not break
+        cut = max(SEGMENT_TOWARDS_TABLE * float(t), EMPTY_DIFF_MIN)
+        mask = (d8 > cut).astype(np.uint8)
+        contrast = float(d8[mask > 0].mean()) if mask.any() else 0.0
+    else:
+        v = np.asarray(cv2.GaussianBlur(_strongest(image), (0, 0), 1.0), np.uint8)
+        t, _ = cv2.threshold(v, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+        bright = v > t
+        if not bright.any() or bright.all():
+            return np.zeros(v.shape, np.uint8), 0.0
+        contrast = abs(float(v[bright].mean()) - float(v[~bright].mean()))
+        border = np.concatenate([bright[0], bright[-1], bright[:, 0], bright[:, -1]])
+        table_is_bright = border.mean() > 0.5
+        table_px = bright if table_is_bright else ~bright
+        table = float(np.median(v[table_px]))
+        # The table's own brightness, place by place: the table pixels of Otsu's split,
+        # averaged over ~1/10 of the frame (normalised convolution, at 1/8 size for speed),
+        # so light falling across the table does not make it a piece.
+        h, w = v.shape
+        sh, sw = max(1, h // 8), max(1, w // 8)
+        tab = np.asarray(cv2.resize(table_px.astype(np.float32), (sw, sh), interpolation=cv2.INTER_AREA))
+        val = np.asarray(cv2.resize(np.where(table_px, v, 0).astype(np.float32), (sw, sh),
+                                    interpolation=cv2.INTER_AREA))
+        sigma = max(sh, sw) / 12
+        num = np.asarray(cv2.GaussianBlur(val, (0, 0), sigma)) + 0.01 * table
+        den = np.asarray(cv2.GaussianBlur(tab, (0, 0), sigma)) + 0.01
+        local = np.asarray(cv2.resize(num / den, (w, h), interpolation=cv2.INTER_LINEAR), np.float32)
+        # A piece differs from the table there by half Otsu's step or more: the table is
+        # the even side, while a piece varies (its shadowed half, its print), so the cut sits
+        # nearer the table (Set webcam scene: table 3-35, a shadowed card 87-134, Otsu 91).
+        step = SEGMENT_TOWARDS_TABLE * abs(float(t) - table)
+        diff = local - v if table_is_bright else v - local
+        mask = (diff > step).astype(np.uint8)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+    mask = np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel), np.uint8)
+    return mask, contrast
+
+
+def _strongest(image: np.ndarray) -> np.ndarray:
+    """Each pixel's strongest channel (HSV's value); ~20x faster than ``max(axis=2)``."""
+    return np.asarray(np.maximum(np.maximum(image[:, :, 0], image[:, :, 1]), image[:, :, 2]), np.uint8)
+
+
+def fit_rect(points: np.ndarray, kind: PieceKind, *, in_mm: bool = False) -> np.ndarray | None:
+    """The frame of a rect piece whose outline is *points* (N x 2, in px or, with *in_mm*,
+    table mm), or None when it is not the kind's shape (or, in mm, size).
+
+    The quad is the convex hull simplified to four corners; its corners are ordered so that
+    the frame's top edge is a short side for a portrait kind (a long one for a landscape
+    kind) and points as near to +x as it can.
+    """
+    pts = np.asarray(points, np.float32).reshape(-1, 1, 2)
+    if len(pts) < 4:
+        return None
+    hull = cv2.convexHull(pts)
+    perimeter = cv2.arcLength(hull, True)
+    quad = None
+    for eps in (0.02, 0.03, 0.04, 0.05, 0.06, 0.08):
+        approx = cv2.approxPolyDP(hull, eps * perimeter, True)
+        if len(approx) == 4:
+            quad = np.asarray(approx, np.float64).reshape(4, 2)
+            break
+        if len(approx) < 4:
+            break
+    if quad is None:
+        quad = np.asarray(cv2.boxPoints(cv2.minAreaRect(pts)), np.float64)
+    quad_area = abs(float(cv2.contourArea(quad.astype(np.float32))))
+    if quad_area <= 0 or abs(float(cv2.contourArea(pts))) / quad_area < RECT_FILL_MIN:
+        return None
+    sides = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
+    a, b = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
+    short, long_ = min(a, b), max(a, b)
+    if abs(math.log(short / long_ / kind.aspect)) > ASPECT_TOLERANCE:
+        return None
+    if in_mm:
+        k_short, k_long = min(kind.size_mm), max(kind.size_mm)
+        if abs(short / k_short - 1) > SIZE_TOLERANCE or abs(long_ / k_long - 1) > SIZE_TOLERANCE:
+            return None
+    return _frame_from_quad(quad, kind)
+
+
+def _frame_from_quad(quad: np.ndarray, kind: PieceKind) -> np.ndarray:
+    centre = quad.mean(axis=0)
+    angles = np.arctan2(quad[:, 1] - centre[1], quad[:, 0] - centre[0])
+    quad = quad[np.argsort(angles)]  # clockwise on screen (y down)
+    portrait = kind.size_mm[0] < kind.size_mm[1]
+    best: tuple[float, np.ndarray] | None = None
+    for start in range(4):
+        q = np.roll(quad, -start, axis=0)
+        top, left = np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[3] - q[0])
+        if not kind.is_square and (top < left) != portrait:
+            continue
+        d = q[1] - q[0]
+        turn = abs(math.atan2(float(d[1]), float(d[0])))
+        if best is None or turn < best[0]:
+            best = (turn, q)
+    assert best is not None
+    return np.asarray(cv2.getPerspectiveTransform(_UNIT_SQUARE, best[1].astype(np.float32)), np.float64)
+
+
+def fit_disc(points: np.ndarray, kind: PieceKind, *, in_mm: bool = False) -> np.ndarray | None:
+    """The frame of a disc whose outline is *points* (N x 2, px or table mm with *in_mm*),
+    or None when it is not round enough (or, in mm, the kind's size). The frame keeps the
+    image's orientation: its x axis is the image's, as near as the ellipse allows."""
+    pts = np.asarray(points, np.float32).reshape(-1, 1, 2)
+    if len(pts) < 6:
+        return None
+    hull = cv2.convexHull(pts)
+    area = abs(float(cv2.contourArea(hull)))
+    perimeter = float(cv2.arcLength(hull, True))
+    if perimeter <= 0 or 4 * math.pi * area / perimeter**2 < DISC_CIRCULARITY_MIN:
+        return None
+    (cx, cy), (ax_w, ax_h), angle = cv2.fitEllipse(hull)
+    if min(ax_w, ax_h) <= 0:
+        return None
+    fill = abs(float(cv2.contourArea(pts))) / (math.pi * ax_w * ax_h / 4)
+    if not DISC_FILL[0] <= fill <= DISC_FILL[1]:
+        return None
+    ratio = min(ax_w, ax_h) / max(ax_w, ax_h)
+    if in_mm:
+        d = kind.size_mm[0]
+        if ratio < 1 - SIZE_TOLERANCE or abs((ax_w + ax_h) / 2 / d - 1) > SIZE_TOLERANCE:
+            return None
+    elif ratio < DISC_AXIS_MIN:
+        return None
+    t = math.radians(angle)
+    rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
+    m = rot @ np.diag([ax_w / 2, ax_h / 2]) @ rot.T  # unit disc -> ellipse, no extra turn
+    # unit square (u, v) in [0, 1]^2 -> disc coordinates 2 (u, v) - 1 -> the ellipse
+    to_disc = np.array([[2.0, 0.0, -1.0], [0.0, 2.0, -1.0], [0.0, 0.0, 1.0]])
+    affine = np.array([[m[0, 0], m[0, 1], cx], [m[1, 0], m[1, 1], cy], [0.0, 0.0, 1.0]])
+    return np.asarray(affine @ to_disc, np.float64)
+
+
+def warp(image: np.ndarray, frame: np.ndarray, size_px: tuple[int, int],
+         to_image: Callable[[np.ndarray], np.ndarray] | None = None) -> np.ndarray:
+    """The piece whose *frame* is given, resampled to ``size_px = (width, height)``.
+
+    A frame is a 3 x 3 homography from the unit square (u right, v down, both 0-1, the
+    piece's own upright frame) to the plane the piece was fitted in: *image*'s pixels, or
+    any plane (table mm) that *to_image* (a function of an (N, 2) array of plane points)
+    maps to *image*'s pixels. The piece is sampled at up to 4 x 4 points per output pixel
+    and averaged, so fine print (stripes) does not alias.
+    """
+    w, h = size_px
+    corners = _apply(frame, _UNIT_SQUARE.astype(np.float64))
+    if to_image is not None:
+        corners = np.asarray(to_image(corners), np.float64)
+    span_px = max(np.linalg.norm(corners[1] - corners[0]) / w, np.linalg.norm(corners[3] - corners[0]) / h)
+    over = int(min(4, max(1, math.ceil(span_px))))
+    ow, oh = w * over, h * over
+    # output pixel (x, y) -> unit square ((x + 0.5) / ow, (y + 0.5) / oh)
+    to_unit = np.array([[1.0 / ow, 0.0, 0.5 / ow], [0.0, 1.0 / oh, 0.5 / oh], [0.0, 0.0, 1.0]])
+    if to_image is None:
+        out = np.asarray(cv2.warpPerspective(image, frame @ to_unit, (ow, oh),
+                                             flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                             borderMode=cv2.BORDER_REPLICATE), np.uint8)
+    else:
+        xs, ys = np.meshgrid(np.arange(ow, dtype=np.float64), np.arange(oh, dtype=np.float64))
+        plane = _apply(frame @ to_unit, np.column_stack([xs.ravel(), ys.ravel()]))
+        src = np.asarray(to_image(plane), np.float64)
+        map_x = src[:, 0].reshape(oh, ow).astype(np.float32)
+        map_y = src[:, 1].reshape(oh, ow).astype(np.float32)
+        out = np.asarray(cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
+                         np.uint8)
+    if over > 1:
+        out = np.asarray(cv2.resize(out, (w, h), interpolation=cv2.INTER_AREA), np.uint8)
+    return out
+
+
+def _apply(h: np.ndarray, points: np.ndarray) -> np.ndarray:
+    pts = np.asarray(points, np.float64).reshape(-1, 1, 2)
+    return np.asarray(cv2.perspectiveTransform(pts, np.asarray(h, np.float64)), np.float64).reshape(-1, 2)
+
+
+def frame_point(frame: np.ndarray, u: float, v: float) -> tuple[float, float]:
+    """The plane point at (u, v) of the piece's own unit square (0.5, 0.5: its centre)."""
+    p = _apply(frame, np.array([[u, v]], np.float64))[0]
+    return float(p[0]), float(p[1])

@@ -1,0 +1,547 @@
+"""Reading the table: which pieces of a :class:`~vision.library.Library` lie where, and
+which face each shows.
+
+The method is plain image comparison, small enough to explain and to run on a Pi:
+
+1. **Segment.** The frame is shrunk to :data:`SEGMENT_LONG_SIDE_PX`; pieces are what is
+   not table (:func:`vision.library.segment`: brightness against the table's own, place
+   by place; or the difference from an empty-table frame). Table markers
+   (*layout_dictionary*) are blanked out. Each outer outline is a candidate.
+2. **Fit.** Each candidate is fitted to each kind by shape: a rect as a 4-corner quad that
+   its outline fills, with its kind's side ratio; a disc as a round ellipse. With a
+   calibration (or *px_per_mm* for a top-down view) the fit is in millimetres and the
+   size must match too; without, only the shape counts, and positions are in pixels.
+   An outline cut by the frame's edge is read if it still fits a kind, else ignored.
+3. **Compare.** The candidate is warped flat and upright to a small image
+   (:data:`COMPARE_LONG_SIDE_PX`) and compared with every reference image of its kind's
+   fronts and back, each at every turn the outline allows (a rect 0/180 deg, a square
+   also 90/270, a disc every :data:`DISC_STEP_DEG`). Both sides are first divided by
+   their own paper colour, so the light's colour and strength divide out and glare clips
+   to paper. They are then compared twice by normalised cross-correlation: the darkness
+   map (what is printed where, with shading across the piece taken out) and the colour map
+   (which of red, green and blue the print takes away, where). The score is the first,
+   less a penalty when the colours disagree (:data:`COLOUR_GATE`).
+4. **Decide.** The best face must score at least :data:`MIN_SCORE` and beat the best
+   *other* face by :data:`MIN_MARGIN`; otherwise the candidate is reported as unknown,
+   never guessed.
+
+When nothing in the frame fits a kind (or nothing stands out from anything), and the
+frame's own shape fits a rect kind, the whole frame is tried as one piece: a crop of a
+single card.
+
+The constants were set on the real photographs in ``research/realdata/set-game`` (162
+reference crops of the 81 Set cards, 6 scenes with 72 cards, 15 test crops), by sweeping
+each one alone and checking it also held leave-one-out over the references (each one
+read against the other 161); the values here are in the middle of the plateau, not at a
+peak for one image. Accuracy there: see ``tests/vision/test_reader.py``.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision import markers
+from vision.calibration import TableCalibration
+from vision.library import (
+    ASPECT_TOLERANCE,
+    CONTRAST_MIN,
+    SIZE_TOLERANCE,
+    Library,
+    PieceKind,
+    fit_disc,
+    fit_rect,
+    frame_point,
+    segment,
+    warp,
+    whole_image_frame,
+)
+
+WORK_LONG_SIDE_PX = 1280
+"""Larger frames are shrunk to this first (a card in a phone photo is then still ~3 px/mm,
+four times what is compared)."""
+SEGMENT_LONG_SIDE_PX = 640
+"""Segmentation runs at this size: a card is 60+ px across, its outline good to ~1 px."""
+PIECE_AREA_MIN = 0.002
+"""A candidate covers at least this share of the frame (0.2 %: 25 x 25 px at 640 x 480);
+smaller blobs are crumbs, dust and noise."""
+MARKER_MARGIN = 0.8
+"""A table marker is blanked out to this much of its side beyond each edge: its printed
+white quiet zone and the sheet around it."""
+
+COMPARE_LONG_SIDE_PX = 64
+"""The compared images' longer side (a card at 0.73 px/mm). 48 reads the Set photos as
+well, 96 worse (fine print differs between cameras more than it identifies)."""
+INSET = 0.08
+"""The outer 8 % of each side is not compared: the fitted outline is good to a pixel or
+two, and a card's rounded corners show the table (5-8 % read the same)."""
+PAPER_PERCENTILE = 60.0
+"""The paper colour is this percentile of each channel: print covers up to ~45 % of a
+Set card (three solid shapes). 50-75 read within 2 cards of 60."""
+LUMA_SIGMA_PX = 1.0
+"""The darkness map is blurred by this (compared pixels), so a pixel's misfit costs little."""
+SHADING_SIGMA_PX = 8.0
+"""...and has its own blur at this scale taken away: light falling unevenly across a
+piece (a shadow's edge, a lamp's gradient) is not print. Without it 3 more Set cards go
+unread; 5-12 read the same."""
+CHROMA_SIGMA_PX = 2.0
+"""The colour map is blurred more (JPEG and Bayer colour is coarser than brightness), and
+compared at every other pixel."""
+DISC_STEP_DEG = 10
+"""A disc is compared at every this many degrees of turn."""
+
+COLOUR_GATE = 0.6
+COLOUR_WEIGHT = 2.0
+"""Score = darkness NCC - COLOUR_WEIGHT * max(0, COLOUR_GATE - colour NCC). The same
+colour correlates at 0.6-0.95 in the colour map, another colour below 0.4 (Set
+references, leave-one-out): the same colour costs (almost) nothing, another costs 0.4 or
+more, more than shapes differ by. Gates 0.5 and 0.7 and weights 1-4 read within 3 cards."""
+CHROMA_MIN = 0.04
+"""A face whose colour map is this weak next to its darkness map has no colour to compare
+(grey print, a black-and-white piece; the faintest Set card, thin purple lines under warm
+light, is 0.06); the colour term is skipped when both faces are this grey."""
+MIN_SCORE = 0.55
+"""The best face must score at least this. Right answers on the Set photos score 0.66 or
+more (median 0.97); a card in a shadow it cannot see through, or a blank, under 0.5."""
+MIN_MARGIN = 0.02
+"""...and beat the best other face by this. Right answers on the Set photos beat the
+runner-up by 0.029 or more (median 0.15); the one wrong best face there by 0.009;
+leave-one-out, two of the eleven wrong ones fall under it. Margins of wrong answers
+otherwise reach 0.2 (striped against empty, from a camera that blurs the stripes): the
+margin cannot catch those, only more references can."""
+CONFIDENT_MARGIN = 0.15
+SURE_SCORE = 0.9
+"""Confidence = min(1, margin / CONFIDENT_MARGIN) x min(1, (score - MIN_SCORE) /
+(SURE_SCORE - MIN_SCORE)): 1.0 for the median right answer on the Set photos, near 0 at
+the thresholds. It ranks answers; it is not a probability."""
+
+
+@dataclass(frozen=True)
+class FoundPiece:
+    """A piece read on the table.
+
+    ``center`` is in table mm when ``in_mm`` (a calibration was given), else in the frame's
+    pixels. ``angle_deg`` is the direction of the piece's top edge (left to right as
+    stored in the library), clockwise from the +x axis (y points down), 0-360; a disc's
+    to :data:`DISC_STEP_DEG`. ``confidence`` is 0-1 (see :data:`SURE_SCORE`); ``score``
+    and ``margin`` are the raw numbers it came from.
+    """
+
+    kind: str
+    face: str
+    front: str | None
+    center: tuple[float, float]
+    in_mm: bool
+    angle_deg: float
+    confidence: float
+    score: float
+    margin: float
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"kind", "face", "front", "center_mm" or "center_px", "angle_deg", "confidence"}``."""
+        return {"kind": self.kind, "face": self.face, "front": self.front,
+                "center_mm" if self.in_mm else "center_px": _rounded(self.center),
+                "angle_deg": round(self.angle_deg, 1), "confidence": round(self.confidence, 3)}
+
+
+@dataclass(frozen=True)
+class UnknownPiece:
+    """Something on the table that is no piece of the library, or none surely enough.
+
+    ``best`` (``"kind/front"`` or ``"kind/back"``), ``score`` and ``margin`` say what it was
+    nearest to when it fitted a kind's shape at all; they are for diagnosis, not for use.
+    """
+
+    center: tuple[float, float]
+    in_mm: bool
+    best: str | None = None
+    score: float | None = None
+    margin: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"center_mm" or "center_px": [x, y]}``."""
+        return {"center_mm" if self.in_mm else "center_px": _rounded(self.center)}
+
+
+def _rounded(point: tuple[float, float]) -> list[float]:
+    return [round(point[0], 2), round(point[1], 2)]
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    """What :func:`read` found: the pieces it identified, and what it could not."""
+
+    pieces: tuple[FoundPiece, ...]
+    unknown: tuple[UnknownPiece, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"pieces": [...], "unknown": [...]}`` as documented on each."""
+        return {"pieces": [p.to_json() for p in self.pieces], "unknown": [u.to_json() for u in self.unknown]}
+
+
+def read(image: np.ndarray, library: Library, *, calibration: TableCalibration | None = None,
+         layout_dictionary: str | None = None, px_per_mm: float | None = None,
+         empty: np.ndarray | None = None) -> ReadResult:
+    """The library's pieces in *image* (BGR uint8), each with its face, position and turn.
+
+    *calibration* puts positions in table mm and lets sizes be checked (pieces are taken
+    to lie flat on the table). Without it, *px_per_mm* says the frame is a top-down view
+    at that scale (e.g. from :func:`vision.track.rectify`): sizes are checked, positions
+    stay in pixels. *layout_dictionary* (``"DICT_4X4_50"``) blanks out the table markers
+    of that dictionary. *empty* is the same view without pieces: pieces are then what
+    differs from it. Takes ~1.5 ms a piece plus ~3 ms a 1280 x 720 frame (x86, one core;
+    a 6 Mpx phone photo ~70 ms, mostly shrinking it); the first call on a library (or after
+    a registration) also prepares its references, ~1.4 ms per reference image and turn.
+
+    :raises LayoutError: when a library image cannot be read.
+    :raises ValueError: for an image that is not 8-bit BGR, *empty* of another size, or a
+        *px_per_mm* that is not positive.
+    """
+    if image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3:
+        raise ValueError(f"image: must be 8-bit BGR (got {image.dtype} {image.shape})")
+    if empty is not None and empty.shape != image.shape:
+        raise ValueError(f"empty: must be the image's size {image.shape} (got {empty.shape})")
+    if px_per_mm is not None and not (math.isfinite(px_per_mm) and px_per_mm > 0):
+        raise ValueError(f"px_per_mm: must be positive (got {px_per_mm!r})")
+    refs = _references(library)
+    height, width = image.shape[:2]
+    plane = _Plane(calibration, px_per_mm, min(1.0, WORK_LONG_SIDE_PX / max(height, width)))
+    work = _shrink(image, plane.work_scale)
+    seg_scale = min(1.0, SEGMENT_LONG_SIDE_PX / max(height, width))
+    mask, contrast = segment(_shrink(image, seg_scale), None if empty is None else _shrink(empty, seg_scale))
+    if layout_dictionary is not None:
+        _blank_markers(mask, markers.detect(image, layout_dictionary), seg_scale)
+
+    pieces: list[FoundPiece] = []
+    unknown: list[UnknownPiece] = []
+    fitted_any = False
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    mh, mw = mask.shape
+    for c in contours:
+        moments = cv2.moments(c)
+        if moments["m00"] < PIECE_AREA_MIN * mh * mw:
+            continue
+        x, y, bw, bh = cv2.boundingRect(c)
+        is_cut = x <= 0 or y <= 0 or x + bw >= mw or y + bh >= mh
+        pts = plane.from_image((np.asarray(c, np.float64).reshape(-1, 2) + 0.5) / seg_scale - 0.5)
+        fits = [(kind, frame) for kind in refs.kinds
+                if (frame := (fit_rect if kind.shape == "rect" else fit_disc)(pts, kind, in_mm=plane.in_mm))
+                is not None]
+        if is_cut and not fits:
+            continue  # cut by the frame's edge and no piece's shape: the table's edge, glare, a hand
+        fitted_any = fitted_any or bool(fits)
+        verdict = _identify(work, fits, refs, plane) if fits else None
+        if verdict is not None and verdict.is_accepted:
+            pieces.append(verdict.piece(plane))
+            continue
+        centroid = np.array([[moments["m10"], moments["m01"]]]) / moments["m00"]
+        center = plane.report(plane.from_image((centroid + 0.5) / seg_scale - 0.5)[0])
+        if verdict is None:
+            unknown.append(UnknownPiece(center, plane.reports_mm))
+        else:
+            unknown.append(UnknownPiece(center, plane.reports_mm, verdict.label, verdict.score,
+                                        verdict.margin))
+    if calibration is None and (not fitted_any or contrast < CONTRAST_MIN):
+        whole = _read_whole(work, refs, plane)
+        if whole is not None:
+            return ReadResult((whole,), ())
+    return ReadResult(tuple(pieces), tuple(unknown))
+
+
+# -- geometry --------------------------------------------------------------------------------------
+
+
+class _Plane:
+    """Where outlines are fitted: table mm (a calibration), mm of a top-down view
+    (*px_per_mm*), or the frame's pixels; and the way to the working image's pixels."""
+
+    def __init__(self, calibration: TableCalibration | None, px_per_mm: float | None,
+                 work_scale: float) -> None:
+        self.calibration = calibration
+        self.px_per_mm = None if calibration is not None else px_per_mm
+        self.work_scale = work_scale
+        self.in_mm = calibration is not None or px_per_mm is not None
+        self.reports_mm = calibration is not None
+
+    def from_image(self, points_px: np.ndarray) -> np.ndarray:
+        """Frame pixels -> plane."""
+        if self.calibration is not None:
+            return self.calibration.to_table(points_px)
+        if self.px_per_mm is not None:
+            return np.asarray(points_px, np.float64) / self.px_per_mm
+        return np.asarray(points_px, np.float64)
+
+    def to_work(self, points: np.ndarray) -> np.ndarray:
+        """Plane -> working image pixels (through the calibration, lens and all)."""
+        px = self.calibration.to_image(points) if self.calibration is not None else points
+        if self.px_per_mm is not None:
+            px = px * self.px_per_mm
+        return np.asarray((px + 0.5) * self.work_scale - 0.5, np.float64)
+
+    @property
+    def work_matrix(self) -> np.ndarray | None:
+        """Plane -> working image pixels as a 3 x 3 matrix, when it is one (no calibration)."""
+        if self.calibration is not None:
+            return None
+        s = self.work_scale * (self.px_per_mm or 1.0)
+        o = 0.5 * self.work_scale - 0.5
+        return np.array([[s, 0.0, o], [0.0, s, o], [0.0, 0.0, 1.0]])
+
+    def report(self, point: np.ndarray | tuple[float, float]) -> tuple[float, float]:
+        """A plane point as reported: table mm with a calibration, else frame pixels."""
+        scale = self.px_per_mm or 1.0
+        return float(point[0]) * scale, float(point[1]) * scale
+
+
+def _shrink(image: np.ndarray, scale: float) -> np.ndarray:
+    if scale >= 1.0:
+        return image
+    return np.asarray(cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), np.uint8)
+
+
+def _blank_markers(mask: np.ndarray, seen: dict[int, np.ndarray], scale: float) -> None:
+    for corners in seen.values():
+        c = corners.mean(axis=0)
+        grown = c + (corners - c) * (1 + 2 * MARKER_MARGIN)
+        cv2.fillConvexPoly(mask, np.round((grown + 0.5) * scale - 0.5).astype(np.int32), 0)
+
+
+# -- references ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Features:
+    luma: np.ndarray  # unit vector, or zeros for a blank face
+    chroma: np.ndarray  # unit vector, or zeros
+    chroma_strength: float  # |colour map| / |darkness map|
+
+
+@dataclass(frozen=True)
+class _KindRefs:
+    kind: PieceKind
+    size_px: tuple[int, int]  # the compared images' (width, height)
+    identities: tuple[str, ...]  # per row: the front's name, or "" for the back
+    turns_deg: np.ndarray  # per row: how far (clockwise) the reference was turned
+    luma: np.ndarray  # rows x features
+    chroma: np.ndarray
+    chroma_strength: np.ndarray
+
+
+@dataclass(frozen=True)
+class _References:
+    revision: int
+    kinds: tuple[PieceKind, ...]
+    by_kind: dict[str, _KindRefs]
+
+
+_CACHE: weakref.WeakKeyDictionary[Library, _References] = weakref.WeakKeyDictionary()
+
+
+def _references(library: Library) -> _References:
+    """The library's reference features, computed once per library and revision."""
+    cached = _CACHE.get(library)
+    if cached is not None and cached.revision == library.revision:
+        return cached
+    by_kind: dict[str, _KindRefs] = {}
+    for name in library.kinds():
+        kind = library.kind(name)
+        faces = [(front, img) for front, imgs in library.fronts(name).items() for img in imgs]
+        back = library.back(name)
+        if back is not None:
+            faces.append(("", back))
+        if not faces:
+            continue
+        size = _compare_size(kind)
+        ids: list[str] = []
+        turns: list[float] = []
+        feats: list[_Features] = []
+        for identity, img in faces:
+            small = np.asarray(cv2.resize(img, size, interpolation=cv2.INTER_AREA), np.uint8)
+            for turn, turned in _turns(small, kind):
+                ids.append(identity)
+                turns.append(turn)
+                feats.append(_features(turned, kind))
+        by_kind[name] = _KindRefs(kind, size, tuple(ids), np.asarray(turns, np.float64),
+                                  np.stack([f.luma for f in feats]), np.stack([f.chroma for f in feats]),
+                                  np.asarray([f.chroma_strength for f in feats], np.float64))
+    refs = _References(library.revision, tuple(r.kind for r in by_kind.values()), by_kind)
+    _CACHE[library] = refs
+    return refs
+
+
+def _compare_size(kind: PieceKind) -> tuple[int, int]:
+    w, h = kind.size_mm
+    s = COMPARE_LONG_SIDE_PX / max(w, h)
+    return max(8, round(w * s)), max(8, round(h * s))
+
+
+def _turns(image: np.ndarray, kind: PieceKind) -> list[tuple[float, np.ndarray]]:
+    """*image* at each turn (clockwise on screen, degrees) its outline allows."""
+    if kind.shape == "disc":
+        h, w = image.shape[:2]
+        out = []
+        for turn in range(0, 360, DISC_STEP_DEG):
+            # OpenCV's positive angle turns anticlockwise on screen
+            m = cv2.getRotationMatrix2D(((w - 1) / 2, (h - 1) / 2), -turn, 1.0)
+            out.append((float(turn), np.asarray(cv2.warpAffine(image, m, (w, h), flags=cv2.INTER_LINEAR,
+                                                               borderMode=cv2.BORDER_REPLICATE), np.uint8)))
+        return out
+    out = [(0.0, image), (180.0, np.ascontiguousarray(image[::-1, ::-1]))]
+    if kind.is_square:
+        out += [(90.0, np.ascontiguousarray(np.rot90(image, -1))),
+                (270.0, np.ascontiguousarray(np.rot90(image, 1)))]
+    return out
+
+
+_REGIONS: dict[tuple[str, int, int], np.ndarray] = {}
+
+
+def _region(kind: PieceKind, shape: tuple[int, int]) -> np.ndarray:
+    """The compared pixels (a bool mask of *shape* ``(h, w)``): all but the inset border;
+    for a disc, the circle inside it."""
+    key = (kind.shape, *shape)
+    region = _REGIONS.get(key)
+    if region is None:
+        h, w = shape
+        region = np.zeros((h, w), bool)
+        if kind.shape == "disc":
+            yy, xx = np.mgrid[0:h, 0:w]
+            r = (1 - 2 * INSET) * min(w, h) / 2
+            region[((xx - (w - 1) / 2) ** 2 + (yy - (h - 1) / 2) ** 2) <= r * r] = True
+        else:
+            my, mx = round(INSET * h), round(INSET * w)
+            region[my:h - my, mx:w - mx] = True
+        _REGIONS[key] = region
+    return region
+
+
+def _features(image: np.ndarray, kind: PieceKind) -> _Features:
+    """The darkness and colour maps of a flat face (at the compare size, BGR uint8), each
+    made a unit vector.
+
+    Each channel is divided by the paper's (its :data:`PAPER_PERCENTILE`) and clipped at 1:
+    the light's colour and strength divide out and glare is paper. The darkness is the
+    channels' mean below paper, less its shading (:data:`SHADING_SIGMA_PX`); the colour map
+    is each channel's departure from that mean: which of blue, green and red the print
+    takes away.
+    """
+    region = _region(kind, (image.shape[0], image.shape[1]))
+    img = image.astype(np.float32)
+    paper = np.percentile(img[region], PAPER_PERCENTILE, axis=0)
+    ratio = np.minimum(img / np.maximum(paper, 1.0), 1.0) - 1.0
+    dark = ratio.mean(axis=2)
+    tint = ratio - dark[..., None]
+    luma = (np.asarray(cv2.GaussianBlur(dark, (0, 0), LUMA_SIGMA_PX), np.float32)
+            - np.asarray(cv2.GaussianBlur(dark, (0, 0), SHADING_SIGMA_PX), np.float32))[region]
+    # blurred over 2 px, the colour map loses nothing sampled at every other pixel
+    chroma = np.asarray(cv2.GaussianBlur(tint, (0, 0), CHROMA_SIGMA_PX), np.float32)[::2, ::2]
+    chroma = chroma[region[::2, ::2]]
+    luma = luma - luma.mean()
+    chroma = (chroma - chroma.mean(axis=0)).ravel()
+    ln, cn = float(np.linalg.norm(luma)), float(np.linalg.norm(chroma))
+    if ln < 0.005 * math.sqrt(luma.size):  # under 0.5 % of paper per pixel: a blank face
+        return _Features(np.zeros_like(luma), np.zeros_like(chroma), 0.0)
+    return _Features(luma / ln, chroma / cn if cn > 0 else chroma, cn / ln)
+
+
+# -- deciding --------------------------------------------------------------------------------------
+
+
+_Best = dict[tuple[str, str], tuple[float, float, PieceKind, np.ndarray]]
+"""(kind, identity) -> (its best score, at which turn, the kind, the fitted frame)."""
+
+
+@dataclass(frozen=True)
+class _Verdict:
+    kind: PieceKind
+    frame: np.ndarray
+    identity: str
+    turn_deg: float
+    score: float
+    margin: float
+
+    @property
+    def is_accepted(self) -> bool:
+        return self.score >= MIN_SCORE and self.margin >= MIN_MARGIN
+
+    @property
+    def label(self) -> str:
+        return f"{self.kind.name}/{self.identity or 'back'}"
+
+    def piece(self, plane: _Plane) -> FoundPiece:
+        cx, cy = frame_point(self.frame, 0.5, 0.5)
+        ex, ey = frame_point(self.frame, 0.75, 0.5)
+        angle = (math.degrees(math.atan2(ey - cy, ex - cx)) + self.turn_deg) % 360.0
+        confidence = (min(1.0, self.margin / CONFIDENT_MARGIN)
+                      * min(1.0, (self.score - MIN_SCORE) / (SURE_SCORE - MIN_SCORE)))
+        return FoundPiece(self.kind.name, "down" if self.identity == "" else "up", self.identity or None,
+                          plane.report((cx, cy)), plane.reports_mm, angle, max(0.0, confidence),
+                          self.score, self.margin)
+
+
+def _identify(work: np.ndarray, fits: list[tuple[PieceKind, np.ndarray]], refs: _References,
+              plane: _Plane) -> _Verdict | None:
+    """The best face over every kind the candidate fits, and its margin over the best other."""
+    best: _Best = {}
+    m = plane.work_matrix
+    for kind, frame in fits:
+        r = refs.by_kind[kind.name]
+        flat = (warp(work, frame, r.size_px, to_image=plane.to_work) if m is None
+                else warp(work, m @ frame, r.size_px))
+        _score_all(_features(flat, kind), r, frame, best)
+    return _verdict(best)
+
+
+def _score_all(f: _Features, r: _KindRefs, frame: np.ndarray, best: _Best) -> None:
+    """Scores *f* against every reference row of *r*; keeps each identity's best in *best*."""
+    # einsum, not @: a matrix-vector product this size makes OpenBLAS start threads, whose
+    # spinning costs milliseconds whenever another process holds a core (measured: 0.1 ms
+    # single-threaded against 0.02-8 ms threaded, on a busy 2-core box)
+    luma = np.einsum("ij,j->i", r.luma, f.luma)
+    colour = np.einsum("ij,j->i", r.chroma, f.chroma)
+    grey = (r.chroma_strength < CHROMA_MIN) & (f.chroma_strength < CHROMA_MIN)
+    scores = luma - np.where(grey, 0.0, COLOUR_WEIGHT * np.maximum(0.0, COLOUR_GATE - colour))
+    for i in np.argsort(-scores):
+        key = (r.kind.name, r.identities[i])
+        if key not in best:
+            best[key] = (float(scores[i]), float(r.turns_deg[i]), r.kind, frame)
+
+
+def _verdict(best: _Best) -> _Verdict | None:
+    if not best:
+        return None
+    ranked = sorted(best.items(), key=lambda kv: -kv[1][0])
+    (_, identity), (score, turn, kind, frame) = ranked[0]
+    # with a single face in the library, there is no runner-up: the bar is MIN_SCORE itself
+    runner_up = ranked[1][1][0] if len(ranked) > 1 else MIN_SCORE
+    return _Verdict(kind, frame, identity, turn, score, score - runner_up)
+
+
+def _read_whole(work: np.ndarray, refs: _References, plane: _Plane) -> FoundPiece | None:
+    """The whole frame as one piece (a crop of one card), if its shape fits a rect kind
+    (and, with *px_per_mm*, its size) and it is identified; None otherwise."""
+    h, w = work.shape[:2]
+    best: _Best = {}
+    for kind in refs.kinds:
+        if kind.shape != "rect" or abs(math.log(min(w, h) / max(w, h) / kind.aspect)) > ASPECT_TOLERANCE:
+            continue
+        if plane.px_per_mm is not None:
+            long_mm = max(w, h) / plane.work_scale / plane.px_per_mm
+            if abs(long_mm / max(kind.size_mm) - 1) > SIZE_TOLERANCE:
+                continue
+        frame = whole_image_frame(w, h, kind)
+        r = refs.by_kind[kind.name]
+        _score_all(_features(warp(work, frame, r.size_px), kind), r, frame, best)
+    verdict = _verdict(best)
+    if verdict is None or not verdict.is_accepted:
+        return None
+    # the frame was fitted in working pixels; the piece is reported in the plane's terms
+    m = plane.work_matrix
+    assert m is not None  # no calibration here
+    return _Verdict(verdict.kind, np.linalg.inv(m) @ verdict.frame, verdict.identity, verdict.turn_deg,
+                    verdict.score, verdict.margin).piece(plane)
