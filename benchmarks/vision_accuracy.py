@@ -33,6 +33,7 @@ DECISIVE_MM = 1.0
 
 def run(scenes: int, size: tuple[int, int], use_lens: bool, first_seed: int) -> dict[str, Any]:
     cal_errors: list[float] = []
+    bands: list[float] = []
     abs_errors: list[float] = []
     times_ms: list[float] = []
     decisive = right = uncertain_near = 0
@@ -67,6 +68,7 @@ def run(scenes: int, size: tuple[int, int], use_lens: bool, first_seed: int) -> 
                 unseen += 1
                 continue
             abs_errors.append(abs(r.clearance_mm - truth.clearance_mm))
+            bands.append(r.band_mm)
             if abs(truth.clearance_mm) >= DECISIVE_MM:
                 decisive += 1
                 want = "touch" if truth.clearance_mm <= 0 else "clear"
@@ -88,6 +90,9 @@ def run(scenes: int, size: tuple[int, int], use_lens: bool, first_seed: int) -> 
         "clearance_mae_mm": round(statistics.fmean(errs), 3) if errs else None,
         "clearance_p99_mm": round(errs[int(0.99 * (len(errs) - 1))], 3) if errs else None,
         "clearance_max_mm": round(errs[-1], 3) if errs else None,
+        "band_mm_p50": round(statistics.median(bands), 3) if bands else None,
+        "band_mm_p99": round(float(np.percentile(bands, 99)), 3) if bands else None,
+        "bands_over_0_95": sum(b > 0.95 for b in bands),
         "calibration_error_mm_median": round(statistics.median(cal_errors), 3) if cal_errors else None,
         "calibration_error_mm_max": round(max(cal_errors), 3) if cal_errors else None,
         "check_ms_p50": round(statistics.median(times_ms), 1) if times_ms else None,

@@ -8,8 +8,9 @@ outline against the learned track gives the signed clearance (:mod:`vision.geome
 The verdict is ``uncertain`` only inside a band measured for that piece at that point:
 the table calibration's error, the rigid fit's own scatter carried to the contact point
 (a small marker far from the contact point turns a little rotation into millimetres),
-and, without a camera pose, the parallax its height can cause. The band is capped at
-:data:`MAX_BAND_MM`; a piece measured worse than that says so in ``note``.
+and, without a camera pose, the parallax its height can cause. With a lens calibration
+the band stays under :data:`MAX_BAND_MM`; a piece measured worse than that (no lens, a
+hidden marker, blur) says so in ``note``, and its band is reported as it is.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from vision.calibration import TableCalibration
 from vision.layout import Layout, PieceSpec
 
 MAX_BAND_MM = 0.95
-"""The uncertainty band may not reach 1 mm: past that the players decide anyway."""
+"""The precision the check is built for: a band wider than this gets a note saying why."""
 SIGMAS = 3.0
 """The band is this many standard deviations: a verdict outside it is wrong less than 0.3 % of the time."""
 CORNER_FLOOR_MM = 0.04
@@ -125,12 +126,11 @@ def read_piece(spec: PieceSpec, seen: dict[int, np.ndarray], calibration: TableC
     parallax = 0.0 if calibration.has_pose else PARALLAX_FRACTION * spec.height_mm
     band = SIGMAS * float(np.hypot(sigma_fit, sigma_cal)) + parallax
     note = ""
-    if band > MAX_BAND_MM:
+    if band > MAX_BAND_MM:  # reported as it is: a narrower band would make wrong calls
         why = ("no lens calibration to correct for its height" if parallax > 0 and parallax > band / 2
                else "only one of its markers in view" if len(ids) < len(spec.markers)
                else "its markers are blurred")
         note = f"measured to +-{band:.2f} mm only ({why}): the players decide near the edge"
-        band = MAX_BAND_MM
     theta = float(np.arctan2(rot[1, 0], rot[0, 0]))
     return PieceReading(spec, outline, float(t[0]), float(t[1]), theta, c.clearance_mm, c.contact_mm, band,
                         ids, note)
