@@ -1,0 +1,364 @@
+"""How right the piece reader is, and how fast: on synthetic tables with exact truth, and
+on the real Set photographs.
+
+Synthetic (``vision.synth_pieces.random_piece_scene``: 8-20 drawn coins, tiles and cards,
+a quarter face down, some overlapping, a pen, a cup ring and blobs of clay, on felt,
+gingham, dots or wood, random camera, light, noise, blur and JPEG): each frame is
+calibrated from its table markers (the lens known), then read twice: with the
+calibration alone, and with the empty-table frame too (``empty=``). A piece counts as
+right when it is reported near its centre with its kind, face and front right; one not
+reported (or reported unknown) counts as wrong. "Reported as known wrongly" counts
+misread pieces and reports on distractors, on heaps of overlapping pieces, or on nothing.
+
+As a diagnosis, each piece lying alone is also compared through its *true* outline
+(the reader's own comparison, ``vision.reader._features``/``_score_all``/``_verdict``):
+what the comparison can do when segmentation and fitting are perfect.
+
+Real photos (``tests/vision/data/set-game``): the 162 reference crops registered as
+fronts of ``set-card`` (mirrored back first, see ``tests/vision/test_reader.py``), then
+the 15 test crops and the 6 scenes (72 cards) read without a calibration.
+
+Run: .venv/bin/python benchmarks/piece_reading.py [--scenes 500] [--size 1280x720]
+     [--first-seed 0] [--no-oracle] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import platform
+import tempfile
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision import reader, synth_pieces
+from vision.calibration import calibrate
+from vision.errors import VisionError
+from vision.library import Library, warp
+from vision.reader import FoundPiece, UnknownPiece, read
+
+SET_GAME = Path(__file__).resolve().parent.parent / "tests" / "vision" / "data" / "set-game"
+CARD_MM = (57.0, 88.0)
+OUTCOMES = ("right", "misread", "unknown", "missed")
+_UNIT = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]], np.float32)
+
+
+def _pct(values: list[float], q: float) -> float | None:
+    return round(float(np.percentile(values, q)), 2) if values else None
+
+
+def _share(n: int, total: int) -> float | None:
+    return round(n / total, 4) if total else None
+
+
+def _oracle(scene: synth_pieces.PieceScene, library: Library,
+            to_image: Callable[[np.ndarray], np.ndarray]) -> list[tuple[str, str, str]]:
+    """(kind, face, verdict) for each piece lying alone, compared through its true outline."""
+    refs = reader._references(library)
+    out = []
+    for t in scene.pieces:
+        if t.overlap > 0:
+            continue
+        kind = library.kind(t.kind)
+        r = refs.by_kind[t.kind]
+        if kind.shape == "rect":
+            quad = np.asarray(t.outline_mm, np.float32)
+        else:  # a disc's frame: the square around it, upright
+            c, d = np.asarray(t.center_mm), kind.size_mm[0] / 2
+            quad = np.array([c + [-d, -d], c + [d, -d], c + [d, d], c + [-d, d]], np.float32)
+        frame = np.asarray(cv2.getPerspectiveTransform(_UNIT, quad), np.float64)
+        best: reader._Best = {}
+        flat = warp(scene.image, frame, r.size_px, to_image=to_image)
+        reader._score_all(reader._features(flat, kind), r, frame, best)
+        v = reader._verdict(best)
+        if v is None or not v.is_accepted:
+            verdict = "unknown"
+        else:
+            verdict = "right" if (v.identity or None) == t.front else "misread"
+        out.append((t.kind, t.face, verdict))
+    return out
+
+
+def run_synthetic(scenes: int, size: tuple[int, int], first_seed: int, oracle: bool) -> dict[str, Any]:
+    """The synthetic figures (see the module's docstring)."""
+    modes = ("calibrated", "calibrated+empty")
+    outcomes: dict[str, dict[str, Counter[str]]] = {m: defaultdict(Counter) for m in modes}
+    by_kind: dict[str, dict[str, Counter[str]]] = {m: defaultdict(Counter) for m in modes}
+    by_cloth: dict[str, dict[str, Counter[str]]] = {m: defaultdict(Counter) for m in modes}
+    extras: dict[str, Counter[str]] = {m: Counter() for m in modes}
+    extra_labels: dict[str, Counter[str]] = {m: Counter() for m in modes}
+    read_ms: dict[str, list[float]] = {m: [] for m in modes}
+    pos_err: dict[str, list[float]] = {m: [] for m in modes}
+    ang_err: dict[str, list[float]] = {m: [] for m in modes}
+    oracle_counts: dict[str, Counter[str]] = defaultdict(Counter)
+    render_ms: list[float] = []
+    calibrate_ms: list[float] = []
+    coin_px2: list[float] = []
+    too_small = Counter[str]()
+    misreads: list[str] = []
+    failures: list[str] = []
+    piece_count = Counter[str]()
+    with tempfile.TemporaryDirectory() as tmp:
+        library = synth_pieces.make_library(Path(tmp) / "library")
+        read(np.zeros((size[1], size[0], 3), np.uint8), library)  # prepares the references: not timed
+        for seed in range(first_seed, first_seed + scenes):
+            t0 = time.perf_counter()
+            scene = synth_pieces.random_piece_scene(seed, size=size)
+            render_ms.append((time.perf_counter() - t0) * 1000)
+            seg = min(1.0, reader.SEGMENT_LONG_SIDE_PX / max(size))
+            area_min = reader.PIECE_AREA_MIN * _seg_area(size)
+            for t in scene.pieces:
+                piece_count["overlapping" if t.overlap > 0 else "alone"] += 1
+                footprint = scene.camera.project(np.column_stack([t.outline_mm, np.zeros(len(t.outline_mm))]))
+                if abs(float(cv2.contourArea((footprint * seg).astype(np.float32)))) < area_min:
+                    too_small[t.kind] += 1
+            # a coin's footprint where the reader segments (its long side at SEGMENT_LONG_SIDE_PX)
+            d = synth_pieces.piece_art(scene.art_seed)["coin"].size_mm[0]
+            a = np.linspace(0.0, 2 * math.pi, 72, endpoint=False)
+            ring = np.column_stack([400 + d / 2 * np.cos(a), 250 + d / 2 * np.sin(a), np.zeros(72)])
+            coin_px = (scene.camera.project(ring) * seg).astype(np.float32)
+            coin_px2.append(abs(float(cv2.contourArea(coin_px))))
+            try:
+                t0 = time.perf_counter()
+                cal = calibrate(scene.image, scene.layout, scene.lens)
+                calibrate_ms.append((time.perf_counter() - t0) * 1000)
+            except VisionError as exc:
+                failures.append(f"seed {seed}: calibration failed: {exc}")
+                for m in modes:
+                    for t in scene.pieces:
+                        outcomes[m]["overlapping" if t.overlap > 0 else "alone"]["missed"] += 1
+                continue
+            style = scene.cloth.split(", ")[-1] if ", " in scene.cloth else (
+                "wood" if scene.cloth == "wood" else "plain")
+            for m in modes:
+                t0 = time.perf_counter()
+                empty = scene.empty if m.endswith("empty") else None
+                result = read(scene.image, library, calibration=cal,
+                              layout_dictionary=scene.layout.dictionary, empty=empty)
+                read_ms[m].append((time.perf_counter() - t0) * 1000)
+                score = synth_pieces.score_reading(scene, result)
+                for o in score.pieces:
+                    group = "overlapping" if o.truth.overlap > 0 else "alone"
+                    if o.outcome == "misread":
+                        misreads.append(f"{m}, seed {seed}: {o.truth.label} ({group}) read as {o.read_as}")
+                    outcomes[m][group][o.outcome] += 1
+                    by_kind[m][f"{o.truth.kind} {o.truth.face} {group}"][o.outcome] += 1
+                    if group == "alone":
+                        by_cloth[m][f"{style}{' (linen)' if 'linen' in scene.cloth else ''}"][o.outcome] += 1
+                    if o.outcome == "right" and o.position_error_mm is not None:
+                        pos_err[m].append(o.position_error_mm)
+                        if o.angle_error_deg is not None:
+                            ang_err[m].append(o.angle_error_deg)
+                for where, label in score.extra:
+                    extras[m][where] += 1
+                    extra_labels[m][f"{where}: {label}"] += 1
+            if oracle:
+                for kind, face, verdict in _oracle(scene, library, cal.to_image):
+                    oracle_counts[f"{kind} {face}"][verdict] += 1
+
+    def table(counts: dict[str, Counter[str]]) -> dict[str, dict[str, Any]]:
+        return {k: {"n": sum(c.values()), **{o: c[o] for o in OUTCOMES},
+                    "right_share": _share(c["right"], sum(c.values()))} for k, c in sorted(counts.items())}
+
+    reads: dict[str, Any] = {}
+    for m in modes:
+        groups = table(outcomes[m])
+        total = sum(sum(c.values()) for c in outcomes[m].values())
+        right = sum(c["right"] for c in outcomes[m].values())
+        reads[m] = {
+            "right_share": _share(right, total),
+            "groups": groups,
+            "reported_as_known_wrongly": {
+                "misread_alone": outcomes[m]["alone"]["misread"],
+                "misread_overlapping": outcomes[m]["overlapping"]["misread"],
+                "on_distractor": extras[m]["distractor"], "on_heap": extras[m]["heap"],
+                "phantom": extras[m]["phantom"], "which": dict(extra_labels[m].most_common(10))},
+            "by_kind": table(by_kind[m]),
+            "alone_by_cloth": table(by_cloth[m]),
+            "position_error_mm_p50_p95": [_pct(pos_err[m], 50), _pct(pos_err[m], 95)],
+            "angle_error_deg_p50_p95": [_pct(ang_err[m], 50), _pct(ang_err[m], 95)],
+            "read_ms_p50": _pct(read_ms[m], 50), "read_ms_p99": _pct(read_ms[m], 99),
+        }
+    return {
+        "scenes": scenes, "size": list(size), "first_seed": first_seed,
+        "pieces": dict(piece_count), "calibration_failures": failures,
+        "reads": reads,
+        "oracle_outline_alone": {k: {"n": sum(c.values()), **dict(c),
+                                     "right_share": _share(c["right"], sum(c.values()))}
+                                 for k, c in sorted(oracle_counts.items())} if oracle else None,
+        "misreads": misreads,
+        "pieces_under_candidate_area_min": dict(too_small),
+        "coin_area_at_segmentation_px2_p50": _pct(coin_px2, 50),
+        "candidate_area_min_px2": round(reader.PIECE_AREA_MIN * _seg_area(size), 1),
+        "render_ms_p50": _pct(render_ms, 50), "calibrate_ms_p50": _pct(calibrate_ms, 50),
+    }
+
+
+def _seg_area(size: tuple[int, int]) -> float:
+    s = min(1.0, reader.SEGMENT_LONG_SIDE_PX / max(size))
+    return round(size[0] * s) * round(size[1] * s)
+
+
+# -- the real photos -------------------------------------------------------------------------------
+
+
+def _crop(path: Path) -> np.ndarray:
+    image = cv2.imread(str(path))
+    if image is None:
+        raise SystemExit(f"cannot read {path}")
+    return np.asarray(cv2.flip(image, 1), np.uint8)  # the crops are mirror images
+
+
+def _reading_order(items: list[tuple[tuple[float, float], int]]) -> list[int]:
+    """As ``tests/vision/test_reader.py``: rows top to bottom (a new row where the step down
+    is over half the largest step), each left to right."""
+    by_y = sorted(items, key=lambda it: it[0][1])
+    steps = [b[0][1] - a[0][1] for a, b in zip(by_y, by_y[1:], strict=False)]
+    rows: list[list[tuple[tuple[float, float], int]]] = [[by_y[0]]] if by_y else []
+    for step, item in zip(steps, by_y[1:], strict=True):
+        if step > 0.5 * max(steps):
+            rows.append([])
+        rows[-1].append(item)
+    return [i for row in rows for _, i in sorted(row, key=lambda it: it[0][0])]
+
+
+def run_photos() -> dict[str, Any] | None:
+    """The real-photo figures, or None without the photos."""
+    if not (SET_GAME / "labels.csv").is_file():
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        library = Library.create(Path(tmp) / "library")
+        train = sorted((SET_GAME / "crops_train_sample").glob("*/*.jpg"))
+        for path in train:
+            library.register("set-card", "rect", CARD_MM, _crop(path), front=path.parent.name)
+        crops = sorted((SET_GAME / "crops_test").glob("*/*.jpg"))
+        crop_found = crop_right = 0
+        misses: list[str] = []
+        for path in crops:
+            result = read(_crop(path), library)
+            crop_found += bool(result.pieces or result.unknown)
+            front = result.pieces[0].front if result.pieces else None
+            crop_right += front == path.parent.name
+            if front != path.parent.name:
+                misses.append(f"crop {path.parent.name}: read as {front or 'unknown'}")
+        scenes: dict[str, dict[str, Any]] = {}
+        times = []
+        for txt in sorted((SET_GAME / "scenes").glob("*.txt")):
+            photo = next(p for p in txt.parent.glob(txt.stem + ".*") if p.suffix in (".jpg", ".png"))
+            image = cv2.imread(str(photo), cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)
+            if image is None:
+                raise SystemExit(f"cannot read {photo}")
+            labels = ["-".join(line.split()) for line in txt.read_text().splitlines() if line.strip()]
+            t0 = time.perf_counter()
+            result = read(np.asarray(image, np.uint8), library)
+            times.append((time.perf_counter() - t0) * 1000)
+            items: list[FoundPiece | UnknownPiece] = [*result.pieces, *result.unknown]
+            order = _reading_order([(it.center, i) for i, it in enumerate(items)])
+            right = wrong = 0
+            for truth, i in zip(labels, order, strict=False):
+                it = items[i]
+                if isinstance(it, FoundPiece) and it.front == truth:
+                    right += 1
+                else:
+                    if isinstance(it, FoundPiece):
+                        wrong += 1
+                    misses.append(f"{txt.stem}: {truth} read as "
+                                  f"{it.front if isinstance(it, FoundPiece) else 'unknown'}")
+            scenes[txt.stem] = {"cards": len(labels), "found": len(items), "identified": right,
+                                "read_as_another_card": wrong, "size": [image.shape[1], image.shape[0]]}
+    return {
+        "references": len(train),
+        "crops": {"n": len(crops), "found": crop_found, "identified": crop_right},
+        "scenes": scenes,
+        "scene_cards": sum(s["cards"] for s in scenes.values()),
+        "scene_found": sum(s["found"] for s in scenes.values()),
+        "scene_identified": sum(s["identified"] for s in scenes.values()),
+        "scene_read_as_another_card": sum(s["read_as_another_card"] for s in scenes.values()),
+        "scene_read_ms": [round(t, 1) for t in times],
+        "misses": misses,
+    }
+
+
+# -- report ----------------------------------------------------------------------------------------
+
+
+def _print(out: dict[str, Any]) -> None:
+    syn = out["synthetic"]
+    print(f"synthetic: {syn['scenes']} scenes at {syn['size'][0]}x{syn['size'][1]}, pieces {syn['pieces']}, "
+          f"calibration failures {len(syn['calibration_failures'])}")
+    for mode, r in syn["reads"].items():
+        print(f"\n[{mode}] right (kind+face+front; not found = wrong): {r['right_share']}")
+        for g, c in r["groups"].items():
+            print(f"  {g:12s} n={c['n']:5d} right {c['right_share']}  misread {c['misread']}  "
+                  f"unknown {c['unknown']}  missed {c['missed']}")
+        print(f"  reported as known wrongly: {r['reported_as_known_wrongly']}")
+        print(f"  position error of right ones p50/p95 {r['position_error_mm_p50_p95']} mm, angle "
+              f"{r['angle_error_deg_p50_p95']} deg; read p50 {r['read_ms_p50']} ms, "
+              f"p99 {r['read_ms_p99']} ms")
+        print("  by kind:")
+        for k, c in r["by_kind"].items():
+            print(f"    {k:28s} n={c['n']:5d} right {c['right_share']}  misread {c['misread']}  "
+                  f"unknown {c['unknown']}  missed {c['missed']}")
+        print("  pieces alone, by cloth:")
+        for k, c in r["alone_by_cloth"].items():
+            print(f"    {k:28s} n={c['n']:5d} right {c['right_share']}")
+    if syn["oracle_outline_alone"]:
+        print("\ncompared through the true outline (pieces alone):")
+        for k, c in syn["oracle_outline_alone"].items():
+            print(f"  {k:14s} n={c['n']:5d} right {c['right_share']}  misread {c.get('misread', 0)}  "
+                  f"unknown {c.get('unknown', 0)}")
+    print(f"\na coin at the reader's segmentation scale: p50 {syn['coin_area_at_segmentation_px2_p50']} px2; "
+          f"a candidate needs {syn['candidate_area_min_px2']} px2; pieces smaller than that, by kind: "
+          f"{syn['pieces_under_candidate_area_min']}")
+    for miss in syn["misreads"]:
+        print(f"  MISREAD {miss}")
+    print(f"render p50 {syn['render_ms_p50']} ms (frame and empty frame), "
+          f"calibrate p50 {syn['calibrate_ms_p50']} ms")
+    photos = out["photos"]
+    if photos is None:
+        print("\nreal photos: not found")
+        return
+    print(f"\nreal photos ({photos['references']} references): crops {photos['crops']['identified']}/"
+          f"{photos['crops']['n']} identified ({photos['crops']['found']} found); scenes "
+          f"{photos['scene_identified']}/{photos['scene_cards']} identified, {photos['scene_found']} found, "
+          f"{photos['scene_read_as_another_card']} read as another card")
+    for name, s in photos["scenes"].items():
+        print(f"  {name}: {s['identified']}/{s['cards']} identified, {s['found']} found "
+              f"({s['size'][0]}x{s['size'][1]})")
+    for miss in photos["misses"]:
+        print(f"  MISS {miss}")
+    print(f"  scene read ms: {photos['scene_read_ms']}")
+
+
+def main() -> None:
+    """Command line: see the module's docstring."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scenes", type=int, default=500)
+    parser.add_argument("--size", default="1280x720")
+    parser.add_argument("--first-seed", type=int, default=0)
+    parser.add_argument("--no-oracle", action="store_true", help="skip the true-outline comparison")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args()
+    w, h = (int(v) for v in args.size.lower().split("x"))
+    t0 = time.perf_counter()
+    out = {"synthetic": run_synthetic(args.scenes, (w, h), args.first_seed, not args.no_oracle),
+           "photos": run_photos(),
+           "machine": f"{platform.machine()} {platform.python_implementation()} {platform.python_version()}",
+           "seconds": 0.0}
+    out["seconds"] = round(time.perf_counter() - t0, 1)
+    if args.json:
+        print(json.dumps(out, indent=1))
+    else:
+        _print(out)
+        print(f"\n{out['machine']}, {out['seconds']} s")
+
+
+if __name__ == "__main__":
+    main()
