@@ -15,7 +15,6 @@ Two layers, as in pyserial's ``Protocol``/``ReaderThread`` split:
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import threading
@@ -239,7 +238,7 @@ class HostProtocol:
         self.version = version
         self.brightness = brightness
         self.alarm_ms = alarm_ms
-        self.link = proto.Endpoint(proto.HELLO, proto.PING, proto.HOST_PING_MS)
+        self.link = proto.Endpoint(proto.PING, proto.HOST_PING_MS)
         self.link.handler = self._on_message
         self.link.on_down = self._on_down
         self.state = "connecting"
@@ -657,10 +656,6 @@ class AccessoryBridge:
 def _reason(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
-
-
-def status_json(status: AccessoryStatus) -> str:
-    return json.dumps(status.to_json())
 
 
 def self_test(bridge: AccessoryBridge, say: Callable[[str], None], *, step_s: float = 0.4) -> bool:

@@ -426,9 +426,8 @@ class Endpoint:
     every valid frame, for monitors.
     """
 
-    def __init__(self, hello_type: int, ping_type: int, ping_ms: int, rto_ms: int = RTO_MS,
+    def __init__(self, ping_type: int, ping_ms: int, rto_ms: int = RTO_MS,
                  max_sends: int = MAX_SENDS) -> None:
-        self.hello_type = hello_type
         self.ping_type = ping_type
         self.ping_ms = ping_ms
         self.rto_ms = rto_ms
@@ -660,7 +659,7 @@ class Device:
         self.capabilities = capabilities
         self.leds = leds
         self.version = version
-        self.link = Endpoint(D_HELLO, D_PING, DEVICE_PING_MS)
+        self.link = Endpoint(D_PING, DEVICE_PING_MS)
         self.link.handler = self._on_message
         self.link.on_down = self._on_down
         self.handshaken = False

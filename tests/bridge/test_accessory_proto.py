@@ -262,7 +262,7 @@ def test_version_mismatch_is_reported_and_commands_refused() -> None:
 
 def test_a_silent_peer_is_given_up_after_bounded_retries() -> None:
     downs: list[bool] = []
-    link = proto.Endpoint(proto.HELLO, proto.PING, proto.HOST_PING_MS)
+    link = proto.Endpoint(proto.PING, proto.HOST_PING_MS)
     link.on_down = lambda: downs.append(True)
     link.send(proto.SILENCE)
     sent = 0
@@ -409,7 +409,7 @@ def test_a_mismatched_host_sends_nothing_more() -> None:
 
 
 def test_an_oversized_payload_is_the_callers_error_at_once() -> None:
-    link = proto.Endpoint(proto.HELLO, proto.PING, proto.HOST_PING_MS)
+    link = proto.Endpoint(proto.PING, proto.HOST_PING_MS)
     with pytest.raises(proto.FrameError, match="at most 64"):
         link.send(proto.PATTERN, bytes(65))
 
