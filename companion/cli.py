@@ -519,14 +519,10 @@ def _vision_inputs(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     """The frame, the layout and the lens (or None) the arguments name."""
     from vision.calibration import Lens
     from vision.layout import load_layout
-    from vision.lens import LensCalibration
     from vision.sources import ImageSource
 
     layout = load_layout(args.layout)
-    lens = None
-    if args.lens is not None:
-        cal = LensCalibration.load(args.lens)
-        lens = Lens(cal.K, cal.dist)
+    lens = Lens.load(args.lens) if args.lens is not None else None
     with ImageSource(args.image) as source:
         image = source.read()
     return image, layout, lens
@@ -658,7 +654,6 @@ def run_vision_register(args: argparse.Namespace) -> int:
 def run_vision_read(args: argparse.Namespace) -> int:
     from vision.calibration import Lens, calibrate
     from vision.layout import load_layout
-    from vision.lens import LensCalibration
     from vision.library import Library
     from vision.reader import read
     from vision.sources import ImageSource
@@ -670,10 +665,7 @@ def run_vision_read(args: argparse.Namespace) -> int:
     dictionary = None
     if args.layout is not None:
         layout = load_layout(args.layout)
-        lens = None
-        if args.lens is not None:
-            lc = LensCalibration.load(args.lens)
-            lens = Lens(lc.K, lc.dist)
+        lens = Lens.load(args.lens) if args.lens is not None else None
         calibration = calibrate(image, layout, lens)
         dictionary = layout.dictionary
     result = read(image, library, calibration=calibration, layout_dictionary=dictionary).to_json()

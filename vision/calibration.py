@@ -32,6 +32,14 @@ class Lens:
     K: np.ndarray
     dist: np.ndarray
 
+    @classmethod
+    def load(cls, path: Path) -> Lens:
+        """The lens in a ``calibrate-lens`` file. :raises LayoutError: for a bad file."""
+        from vision.lens import LensCalibration
+
+        cal = LensCalibration.load(path)
+        return cls(cal.K, cal.dist)
+
     def undistort_points(self, points_px: np.ndarray) -> np.ndarray:
         pts = np.asarray(points_px, np.float64).reshape(-1, 1, 2)
         return np.asarray(cv2.undistortPoints(pts, self.K, self.dist, P=self.K), np.float64).reshape(-1, 2)

@@ -21,7 +21,6 @@ from vision.calibration import Lens, TableCalibration, calibrate
 from vision.errors import CalibrationError
 from vision.flight import check_flight
 from vision.layout import Layout, load_layout
-from vision.lens import LensCalibration
 from vision.sources import FrameSource, RetryingSource, open_source
 from vision.track import load_track
 
@@ -49,8 +48,7 @@ class TableCamera:
         path = self.folder / "lens.json"
         if not path.exists():
             return None
-        cal = LensCalibration.load(path)
-        return Lens(cal.K, cal.dist)
+        return Lens.load(path)
 
     def check(self) -> dict[str, Any]:
         """Take a frame and judge every piece in it: :meth:`FlightCheck.to_json` plus
