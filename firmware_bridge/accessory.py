@@ -56,6 +56,7 @@ BAUDRATE = 115200
 REOPEN_S = 0.25
 READ_TIMEOUT_S = 0.02
 HELLO_PATIENCE_MS = 3000.0
+HELLO_AGAIN_MS = 1000.0  # an acknowledged HELLO whose answer never came is asked again
 SYNC_EVERY_MS = 1000.0
 
 SIMULATOR_FILE = "simulator.port"
@@ -248,6 +249,7 @@ class HostProtocol:
         self._run = 0
         self._started_ms = 0.0
         self._synced_ms = 0.0
+        self._asked_ms = 0.0
         self._events: list[ButtonReported | StatusReported] = []
 
     # -- the link
@@ -258,7 +260,7 @@ class HostProtocol:
         self.link.up = False
         self.state = "connecting"
         self.device = None
-        self._started_ms = now_ms
+        self._started_ms = self._asked_ms = now_ms
         self._hello(0)
 
     def _hello(self, flags: int) -> None:
@@ -278,7 +280,8 @@ class HostProtocol:
         return events
 
     def poll(self, now_ms: float) -> bytes:
-        if self.state == "connecting" and self.link.is_idle:
+        if self.state == "connecting" and self.link.is_idle and now_ms - self._asked_ms >= HELLO_AGAIN_MS:
+            self._asked_ms = now_ms
             self._hello(0)  # ask again: a board may still be booting after a DTR reset
         if (self.state == "connected" and self._shown is not None
                 and self._shown.state == proto.STATE_RUNNING and now_ms - self._synced_ms >= SYNC_EVERY_MS):

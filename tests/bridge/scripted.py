@@ -3,6 +3,8 @@
 Like python-chess's ``MockTransport``: the host bridge talks to a kernel pty whose other
 end follows a script, in order. Every reliable frame is ACKed; PINGs are answered and
 otherwise ignored; anything out of script is recorded and fails :meth:`assert_done`.
+A retransmission (the same sequence number and type as the frame before, sent again
+because its ACK came late on a busy machine) is ACKed again and not taken a second time.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ class ScriptedDevice:
         self._lock = threading.Lock()
         self._decoder = proto.FrameDecoder()
         self._seq = 0
+        self._last: tuple[int, int] | None = None
         self.errors: list[str] = []
         self.received: list[tuple[int, bytes]] = []
         self._stop = threading.Event()
@@ -81,6 +84,9 @@ class ScriptedDevice:
             os.write(self.master, proto.encode_frame(0, proto.ACK, bytes((seq,))))
             if mtype == proto.PING:
                 return
+            if self._last == (seq, mtype):
+                return
+            self._last = (seq, mtype)
             self.received.append((mtype, payload))
             pending = [s for s in self._script if s.seen is None]
             if not pending:

@@ -397,6 +397,18 @@ def test_the_host_refuses_a_button_before_the_handshake() -> None:
     assert proto.FrameDecoder().feed(host.poll(1.0))[0] == (0, proto.NAK, bytes((9, proto.NAK_NOT_HANDSHAKEN)))
 
 
+def test_an_acknowledged_hello_is_asked_again_only_after_a_pause() -> None:
+    host = HostProtocol()
+    host.start(0.0)
+    frames = proto.FrameDecoder().feed(host.poll(0.0))
+    assert [f[1] for f in frames if f is not None] == [proto.HELLO]
+    host.feed(proto.encode_frame(0, proto.ACK, bytes((frames[0][0],))), 5.0)  # type: ignore[index]
+    sent = [f for t in range(10, 1000, 10) for f in proto.FrameDecoder().feed(host.poll(float(t)))]
+    assert [f[1] for f in sent if f is not None and f[1] != proto.PING] == []  # waiting for its answer
+    again = proto.FrameDecoder().feed(host.poll(1000.0))
+    assert [f[1] for f in again if f is not None] == [proto.HELLO]
+
+
 def test_a_mismatched_host_sends_nothing_more() -> None:
     line = Line(proto.Device("dev", "fw-2", version=2))
     line.host.start(line.now)
