@@ -94,6 +94,8 @@ CHROMA_SIGMA_PX = 2.0
 compared at every other pixel."""
 DISC_STEP_DEG = 10
 """A disc is compared at every this many degrees of turn."""
+DISC_OUTLINE_POINTS = 24
+"""A found disc's outline is drawn through this many points."""
 
 COLOUR_GATE = 0.6
 COLOUR_WEIGHT = 2.0
@@ -129,7 +131,9 @@ class FoundPiece:
     pixels. ``angle_deg`` is the direction of the piece's top edge (left to right as
     stored in the library), clockwise from the +x axis (y points down), 0-360; a disc's
     to :data:`DISC_STEP_DEG`. ``confidence`` is 0-1 (see :data:`SURE_SCORE`); ``score``
-    and ``margin`` are the raw numbers it came from.
+    and ``margin`` are the raw numbers it came from. ``outline_px`` is the fitted outline
+    in the frame's pixels (a rect's four corners, a disc's :data:`DISC_OUTLINE_POINTS`), for
+    drawing it over the photo.
     """
 
     kind: str
@@ -141,6 +145,7 @@ class FoundPiece:
     confidence: float
     score: float
     margin: float
+    outline_px: tuple[tuple[float, float], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """``{"kind", "face", "front", "center_mm" or "center_px", "angle_deg", "confidence"}``."""
@@ -155,6 +160,7 @@ class UnknownPiece:
 
     ``best`` (``"kind/front"`` or ``"kind/back"``), ``score`` and ``margin`` say what it was
     nearest to when it fitted a kind's shape at all; they are for diagnosis, not for use.
+    ``outline_px`` is its outline as segmented, in the frame's pixels.
     """
 
     center: tuple[float, float]
@@ -162,6 +168,7 @@ class UnknownPiece:
     best: str | None = None
     score: float | None = None
     margin: float | None = None
+    outline_px: tuple[tuple[float, float], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """``{"center_mm" or "center_px": [x, y]}``."""
@@ -170,6 +177,10 @@ class UnknownPiece:
 
 def _rounded(point: tuple[float, float]) -> list[float]:
     return [round(point[0], 2), round(point[1], 2)]
+
+
+def _points(points: np.ndarray) -> tuple[tuple[float, float], ...]:
+    return tuple((float(x), float(y)) for x, y in np.asarray(points, np.float64).reshape(-1, 2))
 
 
 @dataclass(frozen=True)
@@ -241,11 +252,13 @@ def read(image: np.ndarray, library: Library, *, calibration: TableCalibration |
             continue
         centroid = np.array([[moments["m10"], moments["m01"]]]) / moments["m00"]
         center = plane.report(plane.from_image((centroid + 0.5) / seg_scale - 0.5)[0])
+        hull = cv2.approxPolyDP(cv2.convexHull(c), 1.5, True).reshape(-1, 2)
+        outline = _points((hull + 0.5) / seg_scale - 0.5)
         if verdict is None:
-            unknown.append(UnknownPiece(center, plane.reports_mm))
+            unknown.append(UnknownPiece(center, plane.reports_mm, outline_px=outline))
         else:
             unknown.append(UnknownPiece(center, plane.reports_mm, verdict.label, verdict.score,
-                                        verdict.margin))
+                                        verdict.margin, outline))
     if calibration is None and (not fitted_any or contrast < CONTRAST_MIN):
         whole = _read_whole(work, refs, plane)
         if whole is not None:
@@ -291,6 +304,12 @@ class _Plane:
         s = self.work_scale * (self.px_per_mm or 1.0)
         o = 0.5 * self.work_scale - 0.5
         return np.array([[s, 0.0, o], [0.0, s, o], [0.0, 0.0, 1.0]])
+
+    def to_image(self, points: np.ndarray) -> np.ndarray:
+        """Plane -> frame pixels."""
+        if self.calibration is not None:
+            return self.calibration.to_image(points)
+        return np.asarray(points, np.float64) * (self.px_per_mm or 1.0)
 
     def report(self, point: np.ndarray | tuple[float, float]) -> tuple[float, float]:
         """A plane point as reported: table mm with a calibration, else frame pixels."""
@@ -479,9 +498,15 @@ class _Verdict:
         angle = (math.degrees(math.atan2(ey - cy, ex - cx)) + self.turn_deg) % 360.0
         confidence = (min(1.0, self.margin / CONFIDENT_MARGIN)
                       * min(1.0, (self.score - MIN_SCORE) / (SURE_SCORE - MIN_SCORE)))
+        if self.kind.shape == "disc":
+            t = np.linspace(0.0, 2 * math.pi, DISC_OUTLINE_POINTS, endpoint=False)
+            unit = np.stack([0.5 + 0.5 * np.cos(t), 0.5 + 0.5 * np.sin(t)], axis=1)
+        else:
+            unit = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
+        outline = plane.to_image(np.array([frame_point(self.frame, u, v) for u, v in unit]))
         return FoundPiece(self.kind.name, "down" if self.identity == "" else "up", self.identity or None,
                           plane.report((cx, cy)), plane.reports_mm, angle, max(0.0, confidence),
-                          self.score, self.margin)
+                          self.score, self.margin, _points(outline))
 
 
 def _identify(work: np.ndarray, fits: list[tuple[PieceKind, np.ndarray]], refs: _References,

@@ -7,20 +7,30 @@ check calibrates from the frame's own table markers; when a hand hides them, the
 calibration is used; when they moved (a bumped camera), the new calibration replaces the
 saved one. A lost camera is retried (:class:`~vision.sources.RetryingSource`); the app
 works on without it.
+
+Reading pieces (:meth:`TableCamera.read_pieces`) uses the piece library in ``library/`` of
+the same folder (``companion vision register --library <folder>/library``), and the photo
+of the empty table in ``empty.png`` when there is one (:meth:`TableCamera.remember_empty`).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import cv2
+import numpy as np
 
 from vision import markers
 from vision.calibration import Lens, TableCalibration, calibrate
 from vision.errors import CalibrationError
 from vision.flight import check_flight
 from vision.layout import Layout, load_layout
+from vision.library import LIBRARY_FILE, Library
+from vision.reader import read
 from vision.sources import FrameSource, RetryingSource, open_source
 from vision.track import load_track
 
@@ -62,9 +72,7 @@ class TableCamera:
                                    f"to {track_path}")
         layout = self._layout()
         track = load_track(track_path)
-        if self._source is None:
-            self._source = RetryingSource(self._open)
-        frame = self._source.read()
+        frame = self._frame()
         seen = markers.detect(frame, layout.dictionary)
         saved_path = self.folder / "calibration.json"
         saved = TableCalibration.load(saved_path) if saved_path.exists() else None
@@ -84,6 +92,63 @@ class TableCamera:
         result = check_flight(frame, layout, cal, track, seen).to_json()
         result["recalibrated"] = recalibrated
         return result
+
+    def _frame(self) -> np.ndarray:
+        if self._source is None:
+            self._source = RetryingSource(self._open)
+        return self._source.read()
+
+    def read_pieces(self) -> dict[str, Any]:
+        """Take a frame and read every library piece in it. Runs on a worker thread.
+
+        Returns :meth:`ReadResult.to_json` with each piece's and unknown's ``outline_px``
+        added, and the frame itself for drawing them on: ``width``, ``height`` and ``rgb``
+        (bytes, rows top to bottom). With the table markers in view, positions are in table
+        mm and sizes are checked; without, the frame is read as a top-down view.
+
+        :raises VisionError: one line: no library, no camera...
+        """
+        library_dir = self.folder / "library"
+        if not (library_dir / LIBRARY_FILE).exists():
+            raise CalibrationError(f"no piece library yet: register the pieces with `companion vision "
+                                   f"register --library {library_dir}`")
+        library = Library.load(library_dir)
+        frame = self._frame()
+        layout = self._layout()
+        seen = markers.detect(frame, layout.dictionary)
+        try:
+            cal: TableCalibration | None = calibrate(frame, layout, self._lens(), seen)
+        except CalibrationError:
+            cal = None  # no markers in view: read the frame as it is
+        empty = self._empty(frame.shape)
+        result = read(frame, library, calibration=cal, layout_dictionary=layout.dictionary, empty=empty)
+        doc = result.to_json()
+        for item, found in zip(doc["pieces"] + doc["unknown"], result.pieces + result.unknown, strict=True):
+            item["outline_px"] = [[round(x, 1), round(y, 1)] for x, y in found.outline_px]
+        doc["width"], doc["height"] = int(frame.shape[1]), int(frame.shape[0])
+        doc["rgb"] = np.ascontiguousarray(frame[:, :, ::-1]).tobytes()
+        return doc
+
+    def _empty(self, shape: tuple[int, ...]) -> np.ndarray | None:
+        path = self.folder / "empty.png"
+        if not path.exists():
+            return None
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if image is None or image.shape != shape:
+            log.warning("%s is unreadable or of another size than the camera's frames: not used", path)
+            return None
+        return np.asarray(image, np.uint8)
+
+    def remember_empty(self) -> Path:
+        """Save a frame of the empty table: pieces are then read as what differs from it."""
+        frame = self._frame()
+        self.folder.mkdir(parents=True, exist_ok=True)
+        path = self.folder / "empty.png"
+        tmp = path.with_suffix(".tmp.png")
+        if not cv2.imwrite(str(tmp), frame):
+            raise CalibrationError(f"cannot write {tmp}")
+        os.replace(tmp, path)
+        return path
 
     def close(self) -> None:
         if self._source is not None:

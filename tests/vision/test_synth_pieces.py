@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import itertools
 import math
+import shutil
 from dataclasses import dataclass
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -30,8 +32,12 @@ from shapely.geometry import Point, Polygon
 
 from vision import synth_pieces as sp
 from vision.calibration import calibrate
+from vision.errors import CalibrationError
+from vision.lens import LensCalibration
 from vision.library import Library
 from vision.reader import ReadResult, read
+from vision.sources import StaticSource
+from vision.table_camera import TableCamera
 
 READ_SEEDS = range(6)
 
@@ -267,5 +273,36 @@ def test_every_face_reads_back_from_a_sharp_top_down_view(library: Library, kind
         piece = min(result.pieces, key=lambda p: math.hypot(p.center[0] - cx, p.center[1] - cy))
         assert math.hypot(piece.center[0] - cx, piece.center[1] - cy) < 4
         assert (piece.kind, piece.front) == (kind, front)
+        outline = np.array(piece.outline_px)  # where the app draws it: on the piece's edge
+        assert np.allclose(outline.mean(axis=0), (cx, cy), atol=4)
+        assert np.allclose(outline.max(axis=0) - outline.min(axis=0), (w, h), rtol=0.06)
         if front is not None:
             assert min(piece.angle_deg, 360 - piece.angle_deg) < 6
+
+
+def test_table_camera_reads_pieces_for_the_app(library: Library, tmp_path: Path) -> None:
+    """The app's reading: the same pieces as :func:`read`, each with its outline in the
+    frame's pixels, and the frame itself to draw them on; the empty table once remembered."""
+    scene = sp.random_piece_scene(READ_SEEDS[0])
+    folder = tmp_path / "vision"
+    frames = [scene.empty, scene.image]
+    camera = TableCamera("unused", folder, open_fn=lambda: StaticSource(frames))
+    with pytest.raises(CalibrationError, match="no piece library yet"):
+        camera.read_pieces()
+    shutil.copytree(library.root, folder / "library")
+    LensCalibration(scene.camera.K, scene.camera.dist, scene.camera.size, 0.1, 20).save(folder / "lens.json")
+    assert camera.remember_empty() == folder / "empty.png"  # the first frame: the empty table
+    doc = camera.read_pieces()
+    cal = calibrate(scene.image, scene.layout, scene.lens)
+    direct = read(scene.image, library, calibration=cal, layout_dictionary=scene.layout.dictionary,
+                  empty=cv2.imread(str(folder / "empty.png")))
+    assert [(p["kind"], p["front"], p["center_mm"]) for p in doc["pieces"]] == \
+        [(p.kind, p.front, [round(c, 2) for c in p.center]) for p in direct.pieces]
+    assert len(doc["unknown"]) == len(direct.unknown)
+    assert doc["pieces"], "the scene's pieces are read"
+    for item in doc["pieces"] + doc["unknown"]:
+        pts = np.array(item["outline_px"])
+        assert len(pts) >= 3 and (pts >= -1).all() and (pts[:, 0] <= 1280).all() and (pts[:, 1] <= 720).all()
+    assert (doc["width"], doc["height"]) == (1280, 720)
+    rgb = np.frombuffer(doc["rgb"], np.uint8).reshape(720, 1280, 3)
+    assert np.array_equal(rgb[:, :, ::-1], scene.image)
