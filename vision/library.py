@@ -51,6 +51,10 @@ RECT_FILL_MIN = 0.88
 """A rect piece's outline fills at least this share of the quad fitted to it. A card with
 rounded corners fills 0.97-0.99 of it (measured on the Set photos), an ellipse 0.785, a
 rhombus 0.5: anything between is two pieces touching, or a piece and its shadow."""
+BITTEN_FILL_MIN = 0.6
+"""With millimetres, where each kind's size is checked too, the outline's convex hull must
+fill the fitted shape as above, and the outline itself only this much: where a piece's
+print matches the cloth under it, segmentation bites into its outline."""
 ASPECT_TOLERANCE = 0.16
 """How far (as |ln(ratio)|, ~17 %) a quad's side ratio may be from its kind's: a card
 viewed at up to ~30 deg from straight above, measured without a calibration (the Set
@@ -527,7 +531,14 @@ def fit_rect(points: np.ndarray, kind: PieceKind, *, in_mm: bool = False) -> np.
     if quad is None:
         quad = np.asarray(cv2.boxPoints(cv2.minAreaRect(pts)), np.float64)
     quad_area = abs(float(cv2.contourArea(quad.astype(np.float32))))
-    if quad_area <= 0 or abs(float(cv2.contourArea(pts))) / quad_area < RECT_FILL_MIN:
+    if quad_area <= 0:
+        return None
+    area = abs(float(cv2.contourArea(pts)))
+    if in_mm:  # the size is checked below: a bitten outline's hull may stand in for it
+        hull_fill = abs(float(cv2.contourArea(hull))) / quad_area
+        if hull_fill < RECT_FILL_MIN or area / quad_area < BITTEN_FILL_MIN:
+            return None
+    elif area / quad_area < RECT_FILL_MIN:
         return None
     sides = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
     a, b = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
@@ -538,10 +549,13 @@ def fit_rect(points: np.ndarray, kind: PieceKind, *, in_mm: bool = False) -> np.
         k_short, k_long = min(kind.size_mm), max(kind.size_mm)
         if abs(short / k_short - 1) > SIZE_TOLERANCE or abs(long_ / k_long - 1) > SIZE_TOLERANCE:
             return None
-    return _frame_from_quad(quad, kind)
+    return frame_from_quad(quad, kind)
 
 
-def _frame_from_quad(quad: np.ndarray, kind: PieceKind) -> np.ndarray:
+def frame_from_quad(quad: np.ndarray, kind: PieceKind) -> np.ndarray:
+    """The frame (unit square -> *quad*'s plane) of a rect piece of *kind* whose corners are
+    *quad* (4 x 2, any order): its top edge is a short side for a portrait kind (a long one
+    for a landscape kind), pointing as near to +x as it can."""
     centre = quad.mean(axis=0)
     angles = np.arctan2(quad[:, 1] - centre[1], quad[:, 0] - centre[0])
     quad = quad[np.argsort(angles)]  # clockwise on screen (y down)
@@ -575,8 +589,11 @@ def fit_disc(points: np.ndarray, kind: PieceKind, *, in_mm: bool = False) -> np.
     (cx, cy), (ax_w, ax_h), angle = cv2.fitEllipse(hull)
     if min(ax_w, ax_h) <= 0:
         return None
-    fill = abs(float(cv2.contourArea(pts))) / (math.pi * ax_w * ax_h / 4)
+    ellipse_area = math.pi * ax_w * ax_h / 4
+    fill = (area if in_mm else abs(float(cv2.contourArea(pts)))) / ellipse_area
     if not DISC_FILL[0] <= fill <= DISC_FILL[1]:
+        return None
+    if in_mm and abs(float(cv2.contourArea(pts))) / ellipse_area < BITTEN_FILL_MIN:
         return None
     ratio = min(ax_w, ax_h) / max(ax_w, ax_h)
     if in_mm:

@@ -1,0 +1,236 @@
+"""Pieces that touch or overlap: one outline in the segmentation, several pieces on the table.
+
+With sizes known (table mm), a heap's outline still shows most of each piece's own edge:
+a rect's straight sides meeting at right angles, a disc's arc. :func:`split_heap` turns
+those into whole pieces of the library's sizes and keeps the ones the heap explains:
+
+1. **Hypotheses.** Every corner of the outline (simplified to
+   :data:`OUTLINE_TOLERANCE_MM`) whose two sides meet at a right angle is a rect piece's
+   corner: the rect of each kind's size laid from it along both sides, either way round.
+   Every stretch of outline bent like a kind's disc votes for the centre one radius
+   inwards (a Hough transform with the radius known); each peak is a disc.
+2. **Checks.** A hypothesis must lie inside the heap (:data:`INSIDE_MIN` of its area: the
+   pieces over and under it are part of the heap too), and the heap's outline must run
+   along its edge for :data:`SUPPORT_MIN` of its perimeter: a piece covered by at most a
+   fifth still shows that much of its edge.
+3. **Choice.** Best supported first, a hypothesis is taken when it covers mostly heap not
+   yet explained (:data:`NEW_MIN`); the heap is split when what was taken explains all
+   but :data:`LEFT_MAX` of it. Otherwise nothing is returned: an unknown, never a guess.
+
+Everything here is in table mm, rasterised at :data:`PX_PER_MM`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+
+from vision.library import PieceKind, frame_from_quad
+
+PX_PER_MM = 2.0
+"""The heap is drawn at this resolution for the checks: 0.5 mm, finer than the outline."""
+OUTLINE_TOLERANCE_MM = 1.5
+"""The outline is simplified to corners this close to it (its pixels are ~0.8 mm)."""
+RIGHT_ANGLE_TOLERANCE_DEG = 14.0
+"""A corner within this of 90 degrees can be a rect piece's."""
+SIDE_MIN_MM = 6.0
+"""...when both sides are at least this long."""
+CORNER_GAP_MM = 9.0
+"""Two sides meet at a corner when at most this much outline lies between them."""
+NEAR_EDGE_MM = 1.5
+"""A hypothesis's edge is on the heap's outline where it is this close to it."""
+INSIDE_MIN = 0.96
+SUPPORT_MIN = 0.5
+NEW_MIN = 0.6
+"""A hypothesis is taken when at least this share of it is heap no taken piece covers."""
+LEFT_MAX = 0.08
+"""The split stands when what is left unexplained is at most this share of the heap."""
+DISC_VOTE_MIN = 0.35
+"""A disc's centre needs votes from this share of its circumference."""
+
+
+def split_heap(outline_mm: np.ndarray, kinds: Sequence[PieceKind]) -> list[tuple[PieceKind, np.ndarray]]:
+    """The pieces that make up the heap whose outline (N x 2, table mm) is given: each
+    kind with its frame (the unit square to table mm, as :func:`vision.library.fit_rect`
+    gives), best explained first; empty when the heap is not explained by whole pieces."""
+    outline = np.asarray(outline_mm, np.float64).reshape(-1, 2)
+    if len(outline) < 4 or not kinds:
+        return []
+    heap = _Heap(outline)
+    hypotheses: list[tuple[float, PieceKind, np.ndarray, np.ndarray]] = []  # support, kind, frame, shape
+    for kind in kinds:
+        shapes = _rects(heap.outline, kind) if kind.shape == "rect" else _discs(heap, kind)
+        for frame, shape in shapes:
+            support = heap.support(shape)
+            if support is not None and support >= SUPPORT_MIN:
+                hypotheses.append((support, kind, frame, shape))
+    hypotheses.sort(key=lambda h: -h[0])
+    taken: list[tuple[PieceKind, np.ndarray]] = []
+    covered = np.zeros_like(heap.mask)
+    for _support, kind, frame, shape in hypotheses:
+        area = heap.draw(shape)
+        size = int(np.count_nonzero(area))
+        if size == 0 or np.count_nonzero(area & ~covered) < NEW_MIN * size:
+            continue
+        taken.append((kind, frame))
+        covered |= area
+    heap_size = int(np.count_nonzero(heap.mask))
+    if not taken or np.count_nonzero(heap.mask & ~covered) > LEFT_MAX * heap_size:
+        return []
+    return taken
+
+
+class _Heap:
+    """The heap drawn in table mm at :data:`PX_PER_MM`, with the distance to its outline."""
+
+    def __init__(self, outline: np.ndarray) -> None:
+        self.origin = outline.min(axis=0) - 5.0
+        size = np.ceil((outline.max(axis=0) + 5.0 - self.origin) * PX_PER_MM).astype(int) + 1
+        self.shape = (int(size[1]), int(size[0]))
+        self.outline = outline
+        self.mask = self.draw(outline)
+        edge = np.zeros(self.shape, np.uint8)
+        cv2.polylines(edge, [self._px(outline)], True, 255, 1)
+        to_edge = np.asarray(cv2.distanceTransform(255 - edge, cv2.DIST_L2, 3), np.float32)
+        self.to_edge_mm = to_edge / PX_PER_MM
+
+    def _px(self, points: np.ndarray) -> np.ndarray:
+        return np.asarray(np.round((points - self.origin) * PX_PER_MM), np.int32).reshape(-1, 1, 2)
+
+    def draw(self, polygon: np.ndarray) -> np.ndarray:
+        canvas = np.zeros(self.shape, np.uint8)
+        cv2.fillPoly(canvas, [self._px(polygon)], 1)
+        return canvas.astype(bool)
+
+    def support(self, shape: np.ndarray) -> float | None:
+        """The share of *shape*'s perimeter on the heap's outline, or None when *shape* is
+        not inside the heap."""
+        area = self.draw(shape)
+        size = np.count_nonzero(area)
+        if size == 0 or np.count_nonzero(area & self.mask) < INSIDE_MIN * size:
+            return None
+        samples = _along(shape, 1.0 / PX_PER_MM)
+        px = np.round((samples - self.origin) * PX_PER_MM).astype(int)
+        h, w = self.shape
+        ok = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
+        if not ok.all():
+            return None
+        return float(np.mean(self.to_edge_mm[px[:, 1], px[:, 0]] <= NEAR_EDGE_MM))
+
+
+def _along(polygon: np.ndarray, step: float) -> np.ndarray:
+    """Points every *step* along the closed *polygon*."""
+    out = []
+    for a, b in zip(polygon, np.roll(polygon, -1, axis=0), strict=True):
+        n = max(1, int(np.linalg.norm(b - a) / step))
+        t = np.arange(n)[:, None] / n
+        out.append(a + (b - a) * t)
+    return np.concatenate(out)
+
+
+def _rects(outline: np.ndarray, kind: PieceKind) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Rects of *kind* laid from each right-angled corner of *outline*: (frame, corners).
+
+    A corner is where two straight sides' lines meet, with at most :data:`CORNER_GAP_MM`
+    of outline between them (a card's rounded corner, a bitten one)."""
+    poly = np.asarray(cv2.approxPolyDP(outline.astype(np.float32).reshape(-1, 1, 2), OUTLINE_TOLERANCE_MM,
+                                       True), np.float64).reshape(-1, 2)
+    n = len(poly)
+    if n < 3:
+        return []
+    lengths = np.linalg.norm(np.roll(poly, -1, axis=0) - poly, axis=1)
+    sides = [i for i in range(n) if lengths[i] >= SIDE_MIN_MM]
+    lines = {i: _side_line(outline, poly[i], poly[(i + 1) % n]) for i in sides}
+    w, h = kind.size_mm
+    out = []
+    for k, i in enumerate(sides):
+        j = sides[(k + 1) % len(sides)]
+        if j == i:
+            continue
+        between = lengths[(i + 1) % n:j].sum() if j > i else lengths[i + 1:].sum() + lengths[:j].sum()
+        if between > CORNER_GAP_MM:
+            continue
+        (p1, d1), (p2, d2) = lines[i], lines[j]
+        denom = _cross(d1, d2)
+        if abs(denom) < 1e-6:
+            continue
+        c = p1 + d1 * (_cross(p2 - p1, d2) / denom)  # where the two sides' lines meet
+        u, v = d2, -d1  # from the corner: along the next side, and back along this one
+        angle = math.degrees(math.acos(max(-1.0, min(1.0, float(u @ v)))))
+        if abs(angle - 90.0) > RIGHT_ANGLE_TOLERANCE_DEG:
+            continue
+        # square the corner up: the two sides' mean direction, at right angles
+        mid = (u + v) / np.linalg.norm(u + v)
+        u2 = _turn(mid, -45.0) if _cross(u, v) > 0 else _turn(mid, 45.0)
+        v2 = _turn(mid, 45.0) if _cross(u, v) > 0 else _turn(mid, -45.0)
+        for sa, sb in {(w, h), (h, w)}:
+            quad = np.array([c, c + sa * u2, c + sa * u2 + sb * v2, c + sb * v2])
+            out.append((frame_from_quad(quad, kind), quad))
+    return out
+
+
+def _side_line(outline: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The line (a point, a unit direction from *a* to *b*) fitted to the outline's points
+    along the side from *a* to *b*."""
+    d = (b - a) / np.linalg.norm(b - a)
+    rel = outline - a
+    along = rel @ d
+    off = np.abs(rel @ np.array([-d[1], d[0]]))
+    near = outline[(along >= 0) & (along <= float(np.linalg.norm(b - a))) & (off <= OUTLINE_TOLERANCE_MM)]
+    if len(near) < 2:
+        return a, d
+    vx, vy, x0, y0 = np.asarray(cv2.fitLine(near.astype(np.float32), cv2.DIST_L2, 0, 0.01, 0.01)).ravel()
+    fitted = np.array([vx, vy], np.float64)
+    if fitted @ d < 0:
+        fitted = -fitted
+    return np.array([x0, y0], np.float64), fitted
+
+
+def _cross(a: np.ndarray, b: np.ndarray) -> float:
+    return float(a[0] * b[1] - a[1] * b[0])
+
+
+def _turn(d: np.ndarray, degrees: float) -> np.ndarray:
+    t = math.radians(degrees)
+    return np.array([d[0] * math.cos(t) - d[1] * math.sin(t), d[0] * math.sin(t) + d[1] * math.cos(t)])
+
+
+def _discs(heap: _Heap, kind: PieceKind) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Discs of *kind* whose centres the heap's outline votes for: (frame, outline)."""
+    r = kind.size_mm[0] / 2
+    pts = _along(heap.outline, 1.0)
+    if len(pts) < 8:
+        return []
+    tangent = np.roll(pts, -2, axis=0) - np.roll(pts, 2, axis=0)
+    tangent /= np.maximum(np.linalg.norm(tangent, axis=1, keepdims=True), 1e-9)
+    normal = np.stack([-tangent[:, 1], tangent[:, 0]], axis=1)
+    # which side is inside: the one the heap's mask is on
+    probe = pts + 1.5 * normal
+    px = np.round((probe - heap.origin) * PX_PER_MM).astype(int)
+    h, w = heap.shape
+    px[:, 0] = px[:, 0].clip(0, w - 1)
+    px[:, 1] = px[:, 1].clip(0, h - 1)
+    if np.mean(heap.mask[px[:, 1], px[:, 0]]) < 0.5:
+        normal = -normal
+    centres = pts + r * normal
+    votes = np.zeros(heap.shape, np.float32)
+    cpx = np.round((centres - heap.origin) * PX_PER_MM).astype(int)
+    ok = (cpx[:, 0] >= 0) & (cpx[:, 0] < w) & (cpx[:, 1] >= 0) & (cpx[:, 1] < h)
+    np.add.at(votes, (cpx[ok, 1], cpx[ok, 0]), 1.0)
+    votes = np.asarray(cv2.GaussianBlur(votes, (0, 0), 1.5 * PX_PER_MM), np.float32)
+    # a full circle's votes land within ~1.5 mm of its centre; the blur spreads them over
+    # about 2 pi (1.5 mm)^2 of cells
+    peak_full = 2 * math.pi * r / (2 * math.pi * (1.5 * PX_PER_MM) ** 2)
+    local_max = votes >= np.asarray(cv2.dilate(votes, np.ones((5, 5), np.uint8)), np.float32)
+    ys, xs = np.nonzero(local_max & (votes >= DISC_VOTE_MIN * peak_full))
+    out = []
+    t = np.linspace(0.0, 2 * math.pi, 48, endpoint=False)
+    for x, y in zip(xs, ys, strict=True):
+        cx, cy = heap.origin + np.array([x, y]) / PX_PER_MM
+        circle = np.stack([cx + r * np.cos(t), cy + r * np.sin(t)], axis=1)
+        frame = np.array([[2 * r, 0.0, cx - r], [0.0, 2 * r, cy - r], [0.0, 0.0, 1.0]])
+        out.append((frame, circle))
+    return out
