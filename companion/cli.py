@@ -198,7 +198,11 @@ def _vision_parser(commands: Any) -> None:
     piece.set_defaults(run=run_vision_learn_template)
 
     reg = acts.add_parser("register", help="add a piece's front or back to a piece library")
-    reg.add_argument("image", type=Path, metavar="IMAGE", help="a photo of the piece alone, or a crop of it")
+    reg.add_argument("image", type=Path, metavar="IMAGE", nargs="?",
+                     help="a photo of the piece alone, a crop of it, or one of it on the registration square")
+    reg.add_argument("--camera", nargs="?", const="", metavar="SOURCE",
+                     help="take the photo with the camera (default: the config's camera.source); the piece "
+                          "lies on the registration square (`companion vision markers --register-square`)")
     reg.add_argument("--library", type=Path, required=True, metavar="DIR", help="the library (made if new)")
     reg.add_argument("--kind", required=True, metavar="KIND", help="the kind of piece, like drakon-coin")
     face = reg.add_mutually_exclusive_group(required=True)
@@ -220,6 +224,9 @@ def _vision_parser(commands: Any) -> None:
 
     sheet = acts.add_parser("markers", help="a printable sheet (PNG and PDF, A4, true size) of every marker")
     sheet.add_argument("--out", type=Path, required=True, metavar="FILE", help="FILE.png and FILE.pdf")
+    sheet.add_argument("--register-square", action="store_true",
+                       help="the registration square instead: a piece laid on it is registered with "
+                            "`companion vision register --camera`")
     sheet.add_argument("--layout", type=Path, metavar="L.json", help="the table layout (default: Volatio's)")
     sheet.add_argument("--dpi", type=int, default=300, choices=(150, 300, 600), help="print resolution")
     sheet.add_argument("--json", action="store_true", help="answer in JSON")
@@ -635,14 +642,29 @@ def _size_mm(text: str) -> tuple[float, float]:
 
 
 def run_vision_register(args: argparse.Namespace) -> int:
-    from vision.library import Library
-    from vision.sources import ImageSource
+    from vision import register_square
+    from vision.library import Library, PieceKind
+    from vision.sources import ImageSource, open_source
 
     size = _size_mm(args.size_mm)
+    if (args.image is None) == (args.camera is None):
+        raise InvalidInput("IMAGE", None, "give a photo of the piece, or --camera to take one (not both)")
+    if args.camera is not None:
+        spec = args.camera or load_config(args.config)["camera.source"]
+        with open_source(spec) as source:
+            image = source.read()
+    else:
+        with ImageSource(args.image) as source:
+            image = source.read()
+    flat = register_square.flatten(image)
+    if flat is not None:  # the piece on the registration square: a top-down view at a known scale
+        image = register_square.check_piece(flat, PieceKind(args.kind, args.shape, size))
+    elif args.camera is not None:
+        raise InvalidInput("--camera", args.camera or "camera.source",
+                           "the registration square is not in view: print it with `companion vision markers "
+                           "--register-square`, lay the piece on it and put it under the camera")
     library = Library.load(args.library) if (args.library / "library.json").exists() \
         else Library.create(args.library)
-    with ImageSource(args.image) as source:
-        image = source.read()
     saved = library.register(args.kind, args.shape, size, image,
                              **({"back": True} if args.back else {"front": args.front}))
     face = "back" if args.back else f"front {args.front!r}"
@@ -677,8 +699,14 @@ def run_vision_read(args: argparse.Namespace) -> int:
 
 
 def run_vision_markers(args: argparse.Namespace) -> int:
+    from vision import register_square
     from vision.layout import load_layout
     from vision.markers import write_sheet
+
+    if args.register_square:
+        files = register_square.write(args.out, args.dpi)
+        _answer(args, {"files": [str(f) for f in files]}, "\n".join(str(f) for f in files))
+        return EXIT_OK
 
     files = write_sheet(load_layout(args.layout), args.out, args.dpi)
     _answer(args, {"files": [str(f) for f in files]}, "\n".join(str(f) for f in files))
