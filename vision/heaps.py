@@ -48,6 +48,8 @@ NEW_MIN = 0.6
 """A hypothesis is taken when at least this share of it is heap no taken piece covers."""
 LEFT_MAX = 0.08
 """The split stands when what is left unexplained is at most this share of the heap."""
+HEAP_PIECES_MAX = 6
+"""A heap larger than this many of the largest kind is not split (a pile, a spilled box)."""
 DISC_VOTE_MIN = 0.35
 """A disc's centre needs votes from this share of its circumference."""
 
@@ -59,24 +61,29 @@ def split_heap(outline_mm: np.ndarray, kinds: Sequence[PieceKind]) -> list[tuple
     outline = np.asarray(outline_mm, np.float64).reshape(-1, 2)
     if len(outline) < 4 or not kinds:
         return []
+    area = abs(float(cv2.contourArea(outline.astype(np.float32))))
+    areas = [_area(k) for k in kinds]
+    if not min(areas) * (1 + LEFT_MAX) < area < HEAP_PIECES_MAX * max(areas):
+        return []  # one piece's worth or less (a bitten piece, a crumb), or a whole pile
     heap = _Heap(outline)
     hypotheses: list[tuple[float, PieceKind, np.ndarray, np.ndarray]] = []  # support, kind, frame, shape
     for kind in kinds:
         shapes = _rects(heap.outline, kind) if kind.shape == "rect" else _discs(heap, kind)
-        for frame, shape in shapes:
+        for shape in shapes:
             support = heap.support(shape)
             if support is not None and support >= SUPPORT_MIN:
+                frame = frame_from_quad(shape, kind) if kind.shape == "rect" else _disc_frame(shape, kind)
                 hypotheses.append((support, kind, frame, shape))
     hypotheses.sort(key=lambda h: -h[0])
     taken: list[tuple[PieceKind, np.ndarray]] = []
     covered = np.zeros_like(heap.mask)
     for _support, kind, frame, shape in hypotheses:
-        area = heap.draw(shape)
-        size = int(np.count_nonzero(area))
-        if size == 0 or np.count_nonzero(area & ~covered) < NEW_MIN * size:
+        drawn = heap.draw(shape)
+        size = int(np.count_nonzero(drawn))
+        if size == 0 or np.count_nonzero(drawn & ~covered) < NEW_MIN * size:
             continue
         taken.append((kind, frame))
-        covered |= area
+        covered |= drawn
     heap_size = int(np.count_nonzero(heap.mask))
     if not taken or np.count_nonzero(heap.mask & ~covered) > LEFT_MAX * heap_size:
         return []
@@ -131,8 +138,18 @@ def _along(polygon: np.ndarray, step: float) -> np.ndarray:
     return np.concatenate(out)
 
 
-def _rects(outline: np.ndarray, kind: PieceKind) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Rects of *kind* laid from each right-angled corner of *outline*: (frame, corners).
+def _area(kind: PieceKind) -> float:
+    return math.prod(kind.size_mm) * (math.pi / 4 if kind.shape == "disc" else 1.0)
+
+
+def _disc_frame(circle: np.ndarray, kind: PieceKind) -> np.ndarray:
+    cx, cy = circle.mean(axis=0)
+    r = kind.size_mm[0] / 2
+    return np.array([[2 * r, 0.0, cx - r], [0.0, 2 * r, cy - r], [0.0, 0.0, 1.0]])
+
+
+def _rects(outline: np.ndarray, kind: PieceKind) -> list[np.ndarray]:
+    """Rects of *kind* laid from each right-angled corner of *outline*: their corners.
 
     A corner is where two straight sides' lines meet, with at most :data:`CORNER_GAP_MM`
     of outline between them (a card's rounded corner, a bitten one)."""
@@ -167,8 +184,7 @@ def _rects(outline: np.ndarray, kind: PieceKind) -> list[tuple[np.ndarray, np.nd
         u2 = _turn(mid, -45.0) if _cross(u, v) > 0 else _turn(mid, 45.0)
         v2 = _turn(mid, 45.0) if _cross(u, v) > 0 else _turn(mid, -45.0)
         for sa, sb in {(w, h), (h, w)}:
-            quad = np.array([c, c + sa * u2, c + sa * u2 + sb * v2, c + sb * v2])
-            out.append((frame_from_quad(quad, kind), quad))
+            out.append(np.array([c, c + sa * u2, c + sa * u2 + sb * v2, c + sb * v2]))
     return out
 
 
@@ -198,8 +214,8 @@ def _turn(d: np.ndarray, degrees: float) -> np.ndarray:
     return np.array([d[0] * math.cos(t) - d[1] * math.sin(t), d[0] * math.sin(t) + d[1] * math.cos(t)])
 
 
-def _discs(heap: _Heap, kind: PieceKind) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Discs of *kind* whose centres the heap's outline votes for: (frame, outline)."""
+def _discs(heap: _Heap, kind: PieceKind) -> list[np.ndarray]:
+    """Discs of *kind* whose centres the heap's outline votes for: their outlines."""
     r = kind.size_mm[0] / 2
     pts = _along(heap.outline, 1.0)
     if len(pts) < 8:
@@ -230,7 +246,5 @@ def _discs(heap: _Heap, kind: PieceKind) -> list[tuple[np.ndarray, np.ndarray]]:
     t = np.linspace(0.0, 2 * math.pi, 48, endpoint=False)
     for x, y in zip(xs, ys, strict=True):
         cx, cy = heap.origin + np.array([x, y]) / PX_PER_MM
-        circle = np.stack([cx + r * np.cos(t), cy + r * np.sin(t)], axis=1)
-        frame = np.array([[2 * r, 0.0, cx - r], [0.0, 2 * r, cy - r], [0.0, 0.0, 1.0]])
-        out.append((frame, circle))
+        out.append(np.stack([cx + r * np.cos(t), cy + r * np.sin(t)], axis=1))
     return out

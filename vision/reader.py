@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import math
 import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -220,17 +221,20 @@ class ReadResult:
 
 def read(image: np.ndarray, library: Library, *, calibration: TableCalibration | None = None,
          layout_dictionary: str | None = None, px_per_mm: float | None = None,
-         empty: np.ndarray | None = None) -> ReadResult:
+         empty: np.ndarray | None = None, seen_markers: dict[int, np.ndarray] | None = None) -> ReadResult:
     """The library's pieces in *image* (BGR uint8), each with its face, position and turn.
 
     *calibration* puts positions in table mm and lets sizes be checked (pieces are taken
     to lie flat on the table). Without it, *px_per_mm* says the frame is a top-down view
     at that scale (e.g. from :func:`vision.track.rectify`): sizes are checked, positions
     stay in pixels. *layout_dictionary* (``"DICT_4X4_50"``) blanks out the table markers
-    of that dictionary. *empty* is the same view without pieces: pieces are then what
-    differs from it. Takes ~1.5 ms a piece plus ~3 ms a 1280 x 720 frame (x86, one core;
-    a 6 Mpx phone photo ~70 ms, mostly shrinking it); the first call on a library (or after
-    a registration) also prepares its references, ~1.4 ms per reference image and turn.
+    of that dictionary; *seen_markers* are those markers when they were found already
+    (:func:`vision.markers.detect`, as for the calibration), not to find them twice.
+    *empty* is the same view without pieces: pieces are then what differs from it.
+
+    Speed (x86, one core): see ``benchmarks/RESULTS.md``; a 6 Mpx phone photo costs ~50 ms
+    more, mostly shrinking it. The first call on a library (or after a registration) also
+    prepares its references, ~1.4 ms per reference image and turn.
 
     :raises LayoutError: when a library image cannot be read.
     :raises ValueError: for an image that is not 8-bit BGR, *empty* of another size, or a
@@ -244,13 +248,15 @@ def read(image: np.ndarray, library: Library, *, calibration: TableCalibration |
         raise ValueError(f"px_per_mm: must be positive (got {px_per_mm!r})")
     refs = _references(library)
     height, width = image.shape[:2]
-    plane = _Plane(calibration, px_per_mm, min(1.0, WORK_LONG_SIDE_PX / max(height, width)))
+    plane = _Plane(calibration, px_per_mm, min(1.0, WORK_LONG_SIDE_PX / max(height, width)), (width, height))
     work = _shrink(image, plane.work_scale)
     # with sizes known, segment at the working scale: a 25 mm coin in a full-table view is
     # then ~30 px across, not 15
     seg_scale = plane.work_scale if plane.in_mm else min(1.0, SEGMENT_LONG_SIDE_PX / max(height, width))
     mask, contrast = segment(_shrink(image, seg_scale), None if empty is None else _shrink(empty, seg_scale))
-    if layout_dictionary is not None:
+    if seen_markers is not None:
+        _blank_markers(mask, seen_markers, seg_scale)
+    elif layout_dictionary is not None:
         _blank_markers(mask, markers.detect(image, layout_dictionary), seg_scale)
 
     pieces: list[FoundPiece] = []
@@ -261,8 +267,7 @@ def read(image: np.ndarray, library: Library, *, calibration: TableCalibration |
     area_min = PIECE_AREA_MIN * mh * mw
     if plane.in_mm and refs.kinds:
         smallest = min(math.prod(k.size_mm) * (math.pi / 4 if k.shape == "disc" else 1.0) for k in refs.kinds)
-        scale = plane.px_per_mm_near((width / 2, height / 2)) * seg_scale
-        area_min = SMALLEST_PIECE_SHARE * smallest * scale**2
+        area_min = SMALLEST_PIECE_SHARE * smallest * (plane.work_per_unit / plane.work_scale * seg_scale) ** 2
     for c in contours:
         moments = cv2.moments(c)
         if moments["m00"] < area_min:
@@ -319,12 +324,17 @@ class _Plane:
     (*px_per_mm*), or the frame's pixels; and the way to the working image's pixels."""
 
     def __init__(self, calibration: TableCalibration | None, px_per_mm: float | None,
-                 work_scale: float) -> None:
+                 work_scale: float, frame_size: tuple[int, int]) -> None:
         self.calibration = calibration
         self.px_per_mm = None if calibration is not None else px_per_mm
         self.work_scale = work_scale
         self.in_mm = calibration is not None or px_per_mm is not None
         self.reports_mm = calibration is not None
+        w, h = frame_size
+        self.work_per_unit = self.px_per_mm_near((w / 2, h / 2)) * work_scale
+        """Working image pixels per plane unit, at the frame's centre (for telling how much
+        detail a piece shows: the perspective across a table changes it by less than a
+        detail level)."""
 
     def from_image(self, points_px: np.ndarray) -> np.ndarray:
         """Frame pixels -> plane."""
@@ -523,13 +533,19 @@ def _level(detail: float) -> float:
 
 def _features(image: np.ndarray, kind: PieceKind, level: float = 1.0) -> _Features:
     """The darkness and colour maps of a flat face (at the compare size, BGR uint8), each
-    made a unit vector.
+    made a unit vector: :func:`_features_at` for one level."""
+    return _features_at(image, kind, (level,))[0]
+
+
+def _features_at(image: np.ndarray, kind: PieceKind, levels: Sequence[float]) -> list[_Features]:
+    """The darkness and colour maps of a flat face (at the compare size, BGR uint8), each
+    made a unit vector, for each of *levels*.
 
     Each channel is divided by the paper's (its :data:`PAPER_PERCENTILE`) and clipped at 1:
     the light's colour and strength divide out and glare is paper. The darkness is the
     channels' mean below paper, less its shading (:data:`SHADING_SIGMA_PX`); the colour map
     is each channel's departure from that mean (weighted by the pixel's brightness): which
-    of blue, green and red the print takes away. *level* is the detail level of
+    of blue, green and red the print takes away. A level is the detail level of
     :data:`DETAIL_LEVELS` compared at: the colour map is blurred more at a lower one.
     """
     region = _region(kind, (image.shape[0], image.shape[1]))
@@ -543,16 +559,24 @@ def _features(image: np.ndarray, kind: PieceKind, level: float = 1.0) -> _Featur
     tint = (ratio - dark[..., None]) * (1.0 + dark[..., None])
     luma = (np.asarray(cv2.GaussianBlur(dark, (0, 0), LUMA_SIGMA_PX), np.float32)
             - np.asarray(cv2.GaussianBlur(dark, (0, 0), SHADING_SIGMA_PX), np.float32))[region]
-    # blurred over 2 px or more, the colour map loses nothing sampled at every other pixel
-    sigma = CHROMA_SIGMA_PX / max(level, CHROMA_LEVEL_MIN)
-    chroma = np.asarray(cv2.GaussianBlur(tint, (0, 0), sigma), np.float32)[::2, ::2]
-    chroma = chroma[region[::2, ::2]]
     luma = luma - luma.mean()
-    chroma = (chroma - chroma.mean(axis=0)).ravel()
-    ln, cn = float(np.linalg.norm(luma)), float(np.linalg.norm(chroma))
-    if ln < 0.005 * math.sqrt(luma.size):  # under 0.5 % of paper per pixel: a blank face
-        return _Features(np.zeros_like(luma), np.zeros_like(chroma), 0.0)
-    return _Features(luma / ln, chroma / cn if cn > 0 else chroma, cn / ln)
+    ln = float(np.linalg.norm(luma))
+    out: list[_Features] = []
+    by_sigma: dict[float, _Features] = {}
+    for level in levels:
+        # blurred over 2 px or more, the colour map loses nothing sampled at every other pixel
+        sigma = CHROMA_SIGMA_PX / max(level, CHROMA_LEVEL_MIN)
+        if sigma not in by_sigma:
+            chroma = np.asarray(cv2.GaussianBlur(tint, (0, 0), sigma), np.float32)[::2, ::2]
+            chroma = chroma[region[::2, ::2]]
+            chroma = (chroma - chroma.mean(axis=0)).ravel()
+            cn = float(np.linalg.norm(chroma))
+            if ln < 0.005 * math.sqrt(luma.size):  # under 0.5 % of paper per pixel: a blank face
+                by_sigma[sigma] = _Features(np.zeros_like(luma), np.zeros_like(chroma), 0.0)
+            else:
+                by_sigma[sigma] = _Features(luma / ln, chroma / cn if cn > 0 else chroma, cn / ln)
+        out.append(by_sigma[sigma])
+    return out
 
 
 # -- deciding --------------------------------------------------------------------------------------
@@ -609,13 +633,13 @@ def _identify(work: np.ndarray, fits: list[tuple[PieceKind, np.ndarray]], refs: 
     for kind, frame in fits:
         size = refs.by_kind[kind.name].size_px
         corners = np.array([frame_point(frame, u, v) for u, v in ((0, 0), (1, 0), (1, 1), (0, 1))])
-        px = plane.to_work(corners)
-        sides = np.linalg.norm(np.roll(px, -1, axis=0) - px, axis=1)
+        sides = np.linalg.norm(np.roll(corners, -1, axis=0) - corners, axis=1) * plane.work_per_unit
         detail = min((sides[0] + sides[2]) / (2 * size[0]), (sides[1] + sides[3]) / (2 * size[1]))
         flat = (warp(work, frame, size, to_image=plane.to_work) if m is None
                 else warp(work, m @ frame, size))
-        for level in sorted({_level(detail * softer) for softer in SOFTER}):
-            _score_all(_features(flat, kind, level), refs.at(kind.name, level), frame, best)
+        levels = sorted({_level(detail * softer) for softer in SOFTER})
+        for level, f in zip(levels, _features_at(flat, kind, levels), strict=True):
+            _score_all(f, refs.at(kind.name, level), frame, best)
     return _verdict(best)
 
 

@@ -121,7 +121,7 @@ class TableCamera:
         except CalibrationError:
             cal = None  # no markers in view: read the frame as it is
         empty = self._empty(frame.shape)
-        result = read(frame, library, calibration=cal, layout_dictionary=layout.dictionary, empty=empty)
+        result = read(frame, library, calibration=cal, empty=empty, seen_markers=seen)
         doc = result.to_json()
         for item, found in zip(doc["pieces"] + doc["unknown"], result.pieces + result.unknown, strict=True):
             item["outline_px"] = [[round(x, 1), round(y, 1)] for x, y in found.outline_px]
