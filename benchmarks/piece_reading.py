@@ -18,15 +18,21 @@ Real photos (``tests/vision/data/set-game``): the 162 reference crops registered
 fronts of ``set-card`` (mirrored back first, see ``tests/vision/test_reader.py``), then
 the 15 test crops and the 6 scenes (72 cards) read without a calibration.
 
+Timing: 20-piece frames (seeds from 1000), read with the empty-table frame and the
+markers found beforehand (as the app does, for its calibration).
+
+``--art-seed N`` draws every piece's art from another seed (other colours, patterns and
+layouts): the reader was tuned on art seed 0 only.
+
 Run: .venv/bin/python benchmarks/piece_reading.py [--scenes 500] [--size 1280x720]
-     [--first-seed 0] [--no-oracle] [--json]
+     [--first-seed 0] [--art-seed 0] [--timing-scenes 60] [--no-oracle] [--json]
+(or benchmarks/vision_accuracy.py --pieces with the same options)
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import platform
 import tempfile
 import time
@@ -38,7 +44,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision import reader, synth_pieces
+from vision import markers, reader, synth_pieces
 from vision.calibration import calibrate
 from vision.errors import VisionError
 from vision.library import Library, warp
@@ -86,7 +92,8 @@ def _oracle(scene: synth_pieces.PieceScene, library: Library,
     return out
 
 
-def run_synthetic(scenes: int, size: tuple[int, int], first_seed: int, oracle: bool) -> dict[str, Any]:
+def run_synthetic(scenes: int, size: tuple[int, int], first_seed: int, oracle: bool,
+                  art_seed: int = 0) -> dict[str, Any]:
     """The synthetic figures (see the module's docstring)."""
     modes = ("calibrated", "calibrated+empty")
     outcomes: dict[str, dict[str, Counter[str]]] = {m: defaultdict(Counter) for m in modes}
@@ -100,34 +107,27 @@ def run_synthetic(scenes: int, size: tuple[int, int], first_seed: int, oracle: b
     oracle_counts: dict[str, Counter[str]] = defaultdict(Counter)
     render_ms: list[float] = []
     calibrate_ms: list[float] = []
-    coin_px2: list[float] = []
-    too_small = Counter[str]()
+    coin_px: list[float] = []
     misreads: list[str] = []
     failures: list[str] = []
     piece_count = Counter[str]()
     with tempfile.TemporaryDirectory() as tmp:
-        library = synth_pieces.make_library(Path(tmp) / "library")
+        library = synth_pieces.make_library(Path(tmp) / "library", seed=art_seed)
         read(np.zeros((size[1], size[0], 3), np.uint8), library)  # prepares the references: not timed
         for seed in range(first_seed, first_seed + scenes):
             t0 = time.perf_counter()
-            scene = synth_pieces.random_piece_scene(seed, size=size)
+            scene = synth_pieces.random_piece_scene(seed, size=size, art_seed=art_seed)
             render_ms.append((time.perf_counter() - t0) * 1000)
-            seg = min(1.0, reader.SEGMENT_LONG_SIDE_PX / max(size))
-            area_min = reader.PIECE_AREA_MIN * _seg_area(size)
             for t in scene.pieces:
                 piece_count["overlapping" if t.overlap > 0 else "alone"] += 1
-                footprint = scene.camera.project(np.column_stack([t.outline_mm, np.zeros(len(t.outline_mm))]))
-                if abs(float(cv2.contourArea((footprint * seg).astype(np.float32)))) < area_min:
-                    too_small[t.kind] += 1
-            # a coin's footprint where the reader segments (its long side at SEGMENT_LONG_SIDE_PX)
+            # a coin's diameter in the frame's pixels, at the middle of the table
             d = synth_pieces.piece_art(scene.art_seed)["coin"].size_mm[0]
-            a = np.linspace(0.0, 2 * math.pi, 72, endpoint=False)
-            ring = np.column_stack([400 + d / 2 * np.cos(a), 250 + d / 2 * np.sin(a), np.zeros(72)])
-            coin_px = (scene.camera.project(ring) * seg).astype(np.float32)
-            coin_px2.append(abs(float(cv2.contourArea(coin_px))))
+            ends = scene.camera.project(np.array([[400 - d / 2, 250, 0.0], [400 + d / 2, 250, 0.0]]))
+            coin_px.append(float(np.linalg.norm(ends[1] - ends[0])))
             try:
                 t0 = time.perf_counter()
-                cal = calibrate(scene.image, scene.layout, scene.lens)
+                seen = markers.detect(scene.image, scene.layout.dictionary)
+                cal = calibrate(scene.image, scene.layout, scene.lens, seen)
                 calibrate_ms.append((time.perf_counter() - t0) * 1000)
             except VisionError as exc:
                 failures.append(f"seed {seed}: calibration failed: {exc}")
@@ -140,8 +140,7 @@ def run_synthetic(scenes: int, size: tuple[int, int], first_seed: int, oracle: b
             for m in modes:
                 t0 = time.perf_counter()
                 empty = scene.empty if m.endswith("empty") else None
-                result = read(scene.image, library, calibration=cal,
-                              layout_dictionary=scene.layout.dictionary, empty=empty)
+                result = read(scene.image, library, calibration=cal, seen_markers=seen, empty=empty)
                 read_ms[m].append((time.perf_counter() - t0) * 1000)
                 score = synth_pieces.score_reading(scene, result)
                 for o in score.pieces:
@@ -194,16 +193,30 @@ def run_synthetic(scenes: int, size: tuple[int, int], first_seed: int, oracle: b
                                      "right_share": _share(c["right"], sum(c.values()))}
                                  for k, c in sorted(oracle_counts.items())} if oracle else None,
         "misreads": misreads,
-        "pieces_under_candidate_area_min": dict(too_small),
-        "coin_area_at_segmentation_px2_p50": _pct(coin_px2, 50),
-        "candidate_area_min_px2": round(reader.PIECE_AREA_MIN * _seg_area(size), 1),
+        "coin_diameter_px_p50": _pct(coin_px, 50), "art_seed": art_seed,
         "render_ms_p50": _pct(render_ms, 50), "calibrate_ms_p50": _pct(calibrate_ms, 50),
     }
 
 
-def _seg_area(size: tuple[int, int]) -> float:
-    s = min(1.0, reader.SEGMENT_LONG_SIDE_PX / max(size))
-    return round(size[0] * s) * round(size[1] * s)
+def run_timing(scenes: int, size: tuple[int, int], first_seed: int) -> dict[str, Any]:
+    """Read time per frame with 20 pieces (and the empty-table frame), markers found once
+    beforehand as the app does: the issue's speed target."""
+    times: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        library = synth_pieces.make_library(Path(tmp) / "library")
+        read(np.zeros((size[1], size[0], 3), np.uint8), library)  # prepares the references: not timed
+        for seed in range(first_seed, first_seed + scenes):
+            scene = synth_pieces.random_piece_scene(seed, size=size, count=(20, 20))
+            seen = markers.detect(scene.image, scene.layout.dictionary)
+            try:
+                cal = calibrate(scene.image, scene.layout, scene.lens, seen)
+            except VisionError:
+                continue
+            t0 = time.perf_counter()
+            read(scene.image, library, calibration=cal, seen_markers=seen, empty=scene.empty)
+            times.append((time.perf_counter() - t0) * 1000)
+    return {"frames": len(times), "pieces": 20, "size": list(size), "read_ms_p50": _pct(times, 50),
+            "read_ms_p99": _pct(times, 99)}
 
 
 # -- the real photos -------------------------------------------------------------------------------
@@ -314,13 +327,16 @@ def _print(out: dict[str, Any]) -> None:
         for k, c in syn["oracle_outline_alone"].items():
             print(f"  {k:14s} n={c['n']:5d} right {c['right_share']}  misread {c.get('misread', 0)}  "
                   f"unknown {c.get('unknown', 0)}")
-    print(f"\na coin at the reader's segmentation scale: p50 {syn['coin_area_at_segmentation_px2_p50']} px2; "
-          f"a candidate needs {syn['candidate_area_min_px2']} px2; pieces smaller than that, by kind: "
-          f"{syn['pieces_under_candidate_area_min']}")
+    print(f"\na coin across in the frame: p50 {syn['coin_diameter_px_p50']} px; art seed {syn['art_seed']}")
     for miss in syn["misreads"]:
         print(f"  MISREAD {miss}")
     print(f"render p50 {syn['render_ms_p50']} ms (frame and empty frame), "
-          f"calibrate p50 {syn['calibrate_ms_p50']} ms")
+          f"markers and calibrate p50 {syn['calibrate_ms_p50']} ms")
+    timing = out.get("timing")
+    if timing:
+        print(f"read with {timing['pieces']} pieces at {timing['size'][0]}x{timing['size'][1]} (empty frame, "
+              f"markers given): p50 {timing['read_ms_p50']} ms, p99 {timing['read_ms_p99']} ms over "
+              f"{timing['frames']} frames")
     photos = out["photos"]
     if photos is None:
         print("\nreal photos: not found")
@@ -337,18 +353,23 @@ def _print(out: dict[str, Any]) -> None:
     print(f"  scene read ms: {photos['scene_read_ms']}")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     """Command line: see the module's docstring."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scenes", type=int, default=500)
     parser.add_argument("--size", default="1280x720")
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--no-oracle", action="store_true", help="skip the true-outline comparison")
+    parser.add_argument("--art-seed", type=int, default=0,
+                        help="draw the pieces' art (and register it) from this seed: 0 is what was tuned on")
+    parser.add_argument("--timing-scenes", type=int, default=60, help="20-piece frames for the read time")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     w, h = (int(v) for v in args.size.lower().split("x"))
     t0 = time.perf_counter()
-    out = {"synthetic": run_synthetic(args.scenes, (w, h), args.first_seed, not args.no_oracle),
+    synthetic = run_synthetic(args.scenes, (w, h), args.first_seed, not args.no_oracle, args.art_seed)
+    out = {"synthetic": synthetic,
+           "timing": run_timing(args.timing_scenes, (w, h), 1000) if args.timing_scenes else None,
            "photos": run_photos(),
            "machine": f"{platform.machine()} {platform.python_implementation()} {platform.python_version()}",
            "seconds": 0.0}

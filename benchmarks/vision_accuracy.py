@@ -9,6 +9,9 @@ with the truth. With ``--lens`` (the default) the camera's lens is known, as aft
 
 Run: .venv/bin/python benchmarks/vision_accuracy.py [--scenes 500] [--size 1280x720] [--no-lens]
      [--first-seed 0] [--json]
+
+``--pieces`` runs the piece reader's figures instead (``benchmarks/piece_reading.py``, the
+same options as there).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import argparse
 import json
 import platform
 import statistics
+import sys
 import time
 from typing import Any
 
@@ -101,6 +105,11 @@ def run(scenes: int, size: tuple[int, int], use_lens: bool, first_seed: int) -> 
 
 
 def main() -> None:
+    if "--pieces" in sys.argv[1:]:
+        from piece_reading import main as pieces_main  # the script beside this one
+
+        pieces_main([a for a in sys.argv[1:] if a != "--pieces"])
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenes", type=int, default=500)
     parser.add_argument("--size", default="1280x720")
