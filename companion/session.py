@@ -200,13 +200,24 @@ class TableSession:
 
         The game's screen checks the whole sheet with the game's ``score_document`` first.
         """
+        self._check_score(player, field, value)
+        self._do("score.set", {"player": player, "field": field, "value": value})
+
+    def set_scores(self, player: str, values: Mapping[str, Any]) -> None:
+        """Several entries of one player's sheet as one change (one undo takes them all back):
+        what a photo of the player's pieces gives. Each entry as :meth:`set_score` takes it."""
+        for field, value in values.items():
+            self._check_score(player, field, value)
+        if values:
+            self._do("score.set_many", {"player": player, "values": dict(values)})
+
+    def _check_score(self, player: str, field: str, value: Any) -> None:
         if player not in {p.name for p in self.players}:
             raise InvalidInput("player", player, "is not at this table")
         if isinstance(value, int) and not isinstance(value, bool) and value < 0:
             raise InvalidInput(field, value, "must be a whole number, 0 or more")
         if not isinstance(value, (int, str, list, bool)):
             raise InvalidInput(field, value, "must be a number, a text, a flag or a list")
-        self._do("score.set", {"player": player, "field": field, "value": value})
 
     def set_score_option(self, key: str, value: Any) -> None:
         """A sheet-wide option of the game's document (``variant`` for Drakon)."""
@@ -337,6 +348,9 @@ class TableSession:
             self.board.cancel(str(data["name"]))
         elif kind == "score.set":
             self.score_sheet.setdefault(str(data["player"]), {})[str(data["field"])] = data["value"]
+        elif kind == "score.set_many":
+            self.score_sheet.setdefault(str(data["player"]), {}).update(
+                {str(f): v for f, v in dict(data["values"]).items()})
         elif kind == "score.option":
             self.score_options[str(data["key"])] = data["value"]
         elif kind == "table.seats":

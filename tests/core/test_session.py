@@ -200,6 +200,25 @@ def test_session_score_sheet_refuses_strangers_and_negatives(store: Store, clock
         s.set_score("Anna", "gold", -1)
 
 
+def test_session_scores_set_together_are_one_change(store: Store, clock: FakeClock, bus: EventBus) -> None:
+    s = start(store, clock, bus, Wall())
+    s.set_score("Anna", "gold", 1)
+    s.set_scores("Anna", {"gold": 3, "silver": 2, "red": 0})
+    assert s.score_sheet["Anna"] == {"gold": 3, "silver": 2, "red": 0}
+    s.undo()  # one undo: all three back
+    assert s.score_sheet["Anna"] == {"gold": 1}
+    s.redo()
+    again = TableSession.resume(store, s.id, clock, EventBus(), wall=Wall(), boot="boot-1")
+    assert again.score_sheet["Anna"] == {"gold": 3, "silver": 2, "red": 0}
+    logged = len(list(store.events(s.id)))
+    with pytest.raises(InvalidInput, match="0 or more"):  # one bad entry: nothing logged
+        s.set_scores("Anna", {"gold": 5, "silver": -1})
+    with pytest.raises(InvalidInput, match="not at this table"):
+        s.set_scores("Zoltán", {"gold": 1})
+    s.set_scores("Anna", {})  # nothing to change: nothing logged
+    assert len(list(store.events(s.id))) == logged and s.score_sheet["Anna"]["gold"] == 3
+
+
 def test_session_play_log_is_undoable_and_survives_resume(store: Store, clock: FakeClock, bus: EventBus) -> None:
     s = start(store, clock, bus, Wall())
     s.record_play("volatio.reveal", {"dragon": "Anna", "speed": 400})
