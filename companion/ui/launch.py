@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,30 +34,57 @@ def configure_kivy(width: int, height: int, fullscreen: bool) -> None:
     KivyConfig.set("input", "mouse", "mouse,disable_multitouch")
 
 
-def make_camera_check(config: Any, cameras: list[str]) -> Any:
-    """The overhead camera's edge check for the Volatio screen, or None without a camera
-    (``none``, or ``auto`` with no camera attached). Its setup files sit in ``vision/``
-    beside the database."""
-    from companion.errors import CompanionError
-    from vision.errors import VisionError
+class CameraCalls:
+    """The overhead camera's questions for the screens: the Volatio edge check and the piece
+    reading. Both run on worker threads and share one camera, which serves one of them at a
+    time; the camera's :class:`VisionError` arrives as a one-line :class:`CompanionError`."""
+
+    def __init__(self, camera: Any) -> None:
+        self._camera = camera
+        self._lock = threading.Lock()
+
+    def check(self) -> dict[str, Any]:
+        return self._ask(self._camera.check)
+
+    def read_pieces(self) -> dict[str, Any]:
+        return self._ask(self._camera.read_pieces)
+
+    def _ask(self, question: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        from companion.errors import CompanionError
+        from vision.errors import VisionError
+
+        with self._lock:
+            try:
+                return question()
+            except VisionError as exc:
+                raise CompanionError(str(exc).splitlines()[0]) from None
+
+
+def make_table_camera(config: Any, cameras: list[str]) -> CameraCalls | None:
+    """The overhead camera, or None without one (``none``, or ``auto`` with no camera
+    attached). Its setup files and piece library sit in ``vision/`` beside the database."""
     from vision.sources import has_picamera
     from vision.table_camera import TableCamera
 
     source = config["camera.source"]
     if source == "none" or (source == "auto" and not cameras and not has_picamera()):
         return None
-
     layout = config["camera.layout"] or None
-    camera = TableCamera(source, config.database_path.parent / "vision",
-                         Path(layout).expanduser() if layout else None)
+    return CameraCalls(TableCamera(source, config.database_path.parent / "vision",
+                                   Path(layout).expanduser() if layout else None))
 
-    def check() -> dict[str, Any]:
-        try:
-            return camera.check()
-        except VisionError as exc:
-            raise CompanionError(str(exc).splitlines()[0]) from None
 
-    return check
+def make_camera_check(config: Any, cameras: list[str]) -> Any:
+    """The overhead camera's edge check for the Volatio screen, or None without a camera."""
+    camera = make_table_camera(config, cameras)
+    return camera.check if camera is not None else None
+
+
+def make_piece_reader(config: Any, cameras: list[str]) -> Any:
+    """The overhead camera's piece reader for the scoring screens' Photo buttons, or None
+    without a camera."""
+    camera = make_table_camera(config, cameras)
+    return camera.read_pieces if camera is not None else None
 
 
 def build(config_path: Path | None, *, size: str | None = None, fullscreen: bool | None = None,
@@ -102,7 +131,9 @@ def build(config_path: Path | None, *, size: str | None = None, fullscreen: bool
     except Exception:  # the strip reports; it must not stop the app
         ports = []
     cameras = [v["device"] for v in list_video_devices()]
-    services.camera_check = make_camera_check(config, cameras)
+    camera = make_table_camera(config, cameras)  # one camera for both: it takes one frame at a time
+    services.camera_check = camera.check if camera is not None else None
+    services.read_pieces = camera.read_pieces if camera is not None else None
     bridge = make_accessory(services, holder)
     accessory = STRIP_ACCESSORY["searching" if bridge is not None else "off"]
     hardware = Hardware(panel=panel, gpio=setup.kind, accessory=accessory, camera="ok" if cameras else "none",

@@ -39,6 +39,11 @@ class Services:
     camera_check: Callable[[], dict[str, Any]] | None = None
     """The overhead camera's edge check (``vision.table_camera``), when a camera is set up; any
     thread; raises :class:`CompanionError` with one line when it cannot answer."""
+    read_pieces: Callable[[], dict[str, Any]] | None = None
+    """The overhead camera's piece reader (``vision.table_camera.TableCamera.read_pieces``: the
+    pieces it matched in the piece library, the shapes it could not, and the frame), when a
+    camera is set up; any thread; raises :class:`CompanionError` with one line when it cannot
+    answer (no camera, no piece library yet...)."""
 
     def session_kwargs(self) -> dict[str, Any]:
         return {"tick_hz": self.config["timer.tick_hz"], "warnings_s": self.config["timer.warnings_s"]}

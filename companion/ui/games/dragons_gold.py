@@ -9,7 +9,9 @@ tally and the end phase. Every move is a logged play move folded by
 :mod:`companion.games.dragons_gold_table`, so undo, redo and resume cover it.
 
 Final scoring: the score sheet, each change checked with the game's own ``score_document``
-before it is logged; the totals shown are exactly what ``companion score`` answers.
+before it is logged; the totals shown are exactly what ``companion score`` answers. A photo of
+a player's treasure pile (the Photo button, with a camera) fills their nine counts at once,
+checked the same way (:func:`companion.games.table_photo.dragons_gold_counts`).
 """
 
 from __future__ import annotations
@@ -22,16 +24,32 @@ from kivy.uix.popup import Popup
 
 from companion.errors import CompanionError
 from companion.events import TimerExpired
-from companion.games import dragons_gold, dragons_gold_table
+from companion.games import dragons_gold, dragons_gold_table, table_photo
 from companion.games.dragons_gold_table import TableState
 from companion.timers import Phase
 from companion.ui.lang import TR
+from companion.ui.photo import PhotoGame, PhotoTaker
 from companion.ui.results import ResultsPopup
 from companion.ui.screens import BaseScreen
 from companion.ui.theme import PLAYER_RGB, rgb
 from companion.ui.widgets import FitLabel, Stepper, TouchButton
 
 DISC_FIELDS: tuple[str, ...] = tuple(d.value for d in dragons_gold.Disc)
+
+DISC_RGB: dict[str, str] = {**PLAYER_RGB, "silver": "#b0bec5", "gold": "#ffb300", "white": "#fafafa",
+                            "black": "#212121"}
+"""The discs' colours on the photo picker's buttons (the gems share the player colours' names)."""
+
+
+def disc_summary(values: tuple[str, ...]) -> str:
+    """A photo's treasure in a line: ``silver 3 · gold 1 · red 2``, in the box's order."""
+    counts = table_photo.disc_counts(values)
+    return " · ".join(f"{TR._(field)} {n}" for field, n in counts.items() if n)
+
+
+TREASURE_PHOTO = PhotoGame(rules=table_photo.DRAGONS_GOLD_PIECES, value_name=lambda field: TR._(field),
+                           describe=disc_summary, columns=3, value_fill=lambda field: rgb(DISC_RGB[field]))
+"""Dragon's Gold's photo: a player's treasure pile, one face-up disc at a time."""
 
 
 class DiscCounter(BoxLayout):  # type: ignore[misc]
@@ -45,11 +63,15 @@ class DragonsGoldScoreScreen(BaseScreen):
     summary = StringProperty("")
     rules = StringProperty("simple")
     players = ListProperty([])
+    has_photo = BooleanProperty(False)
+    reading = BooleanProperty(False)
 
     def __init__(self, **kwargs: Any) -> None:
         self._loading = False
         self.counters: dict[str, Stepper] = {}  # before super(): kv's on_kv_post fills it
+        self.photo = PhotoTaker(notify=lambda message: self.notify(message))
         super().__init__(**kwargs)
+        self.photo.bind(busy=lambda _taker, busy: setattr(self, "reading", busy))
 
     def on_kv_post(self, _base: Any) -> None:
         grid = self.ids.counts
@@ -72,6 +94,7 @@ class DragonsGoldScoreScreen(BaseScreen):
         if self.player not in names:
             self.player = names[0] if names else ""
         self.rules = (session.score_rules if session is not None else None) or "simple"
+        self.has_photo = self.svc is not None and self.svc.read_pieces is not None
         tabs = self.ids.tabs
         tabs.clear_widgets()
         for p in session.players if session is not None else ():
@@ -122,6 +145,33 @@ class DragonsGoldScoreScreen(BaseScreen):
             self._load_counts()
             return
         self._rescore()
+
+    def take_photo(self) -> None:
+        """Read the chosen player's treasure pile from a photo (the popup corrects, then applies)."""
+        player = self.player
+        if not player or self.svc is None:
+            return
+        self.photo.take(self.svc.read_pieces, TREASURE_PHOTO,
+                        TR._("Photo: {player}'s treasure").format(player=player),
+                        lambda values: self.apply_photo(player, values))
+
+    def apply_photo(self, player: str, values: tuple[str, ...]) -> str:
+        """Put a photo's discs on *player*'s sheet in place of their counts: all nine checked
+        together first, as a stepper's change is, then the changed counts logged as one change
+        (one undo takes the photo back). Returns the refusal, or "" when applied."""
+        session = self.svc.session
+        if session is None:
+            return TR._("Start a game first")
+        try:
+            counts = table_photo.dragons_gold_counts(session.score_document(), player, values)
+        except CompanionError as exc:
+            return str(exc)
+        sheet = session.score_sheet.get(player, {})
+        # the player is at the table and every n >= 0: set_scores takes them
+        session.set_scores(player, {field: n for field, n in counts.items() if sheet.get(field, 0) != n})
+        self.refresh()
+        self.notify(TR._("{player}: the photo's treasure is on the sheet").format(player=player))
+        return ""
 
     def _rescore(self) -> None:
         session = self.svc.session if self.svc is not None else None

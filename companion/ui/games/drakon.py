@@ -9,7 +9,9 @@ or everybody's values are entered openly at the Reveal. Who holds the variant's 
 totals, the team totals and the leaders all come from :func:`companion.games.drakon.score_document`
 on the session's sheet; the counts, the hero deal, the ability counters and the reveal are
 moves of the session's play log folded by :mod:`companion.games.drakon_sheet`. Every move
-is checked by the rules before it is logged, and nothing lives only in a widget.
+is checked by the rules before it is logged, and nothing lives only in a widget. At the
+reveal, a photo of a player's coins (the Photo button on their row, with a camera) fills
+their values at once; a coin still face down waits for a tap.
 """
 
 from __future__ import annotations
@@ -24,11 +26,12 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.modalview import ModalView
 
 from companion.errors import CompanionError, InvalidInput
-from companion.games import drakon, drakon_sheet
+from companion.games import drakon, drakon_sheet, table_photo
 from companion.games.drakon import AbilityRefused, Hero
 from companion.games.drakon_sheet import DrakonPlay
 from companion.session import TableSession
 from companion.ui.lang import TR
+from companion.ui.photo import PhotoGame, PhotoTaker
 from companion.ui.results import ResultsPopup
 from companion.ui.screens import BaseScreen
 from companion.ui.theme import PLAYER_RGB, THEME, rgb
@@ -56,6 +59,16 @@ def goal_text(variant: str) -> str:
     return TR._("Goal: the first to {gold} gold wins at once").format(gold=drakon.STANDARD_GOAL_GOLD)
 
 
+def coins_summary(values: tuple[str, ...]) -> str:
+    """A photo's coins in a line: ``3 · 2 · 1 = 6 gold``."""
+    coins = table_photo.coin_worths(values)
+    return TR._("{coins} = {gold} gold").format(coins=drakon_sheet.to_coins_text(coins), gold=sum(coins))
+
+
+COINS_PHOTO = PhotoGame(rules=table_photo.DRAKON_PIECES, value_name=lambda worth: worth,
+                        describe=coins_summary, columns=3)
+"""Drakon's photo: a player's coins at the reveal, each worth its front."""
+
 SIDEWAYS_CARD_U = 5.5
 """Table mode: a card turned to a side seat needs this many touch units of height (its width)."""
 
@@ -81,8 +94,12 @@ class RevealRow(BoxLayout):  # type: ignore[misc]
     colour = ListProperty([1, 1, 1, 1])
     coins_text = StringProperty("")
     total_text = StringProperty("")
+    photo_text = StringProperty("")
+    has_photo = BooleanProperty(False)  # a camera is set up: the row has a Photo button
+    busy = BooleanProperty(False)       # the camera is reading (for this row or another)
     add_coin: Callable[[str, int], None] = ObjectProperty(lambda _name, _value: None)
     remove_coin: Callable[[str], None] = ObjectProperty(lambda _name: None)
+    take_photo: Callable[[str], None] = ObjectProperty(lambda _name: None)
 
 
 class SecretCoins(ModalView):  # type: ignore[misc]
@@ -172,8 +189,10 @@ class DrakonScreen(BaseScreen):
         self.reveal_button: HoldButton | None = None
         self.finish_button: TouchButton | None = None
         self._loading = False
+        self.photo = PhotoTaker(notify=lambda message: self.notify(message))
         super().__init__(**kwargs)
         self._redraw = Clock.create_trigger(lambda _dt: self.refresh(), -1)
+        self.photo.bind(busy=self._photo_busy)
 
     # -- reading the session -------------------------------------------------------------------
 
@@ -289,7 +308,9 @@ class DrakonScreen(BaseScreen):
         coins = list(player["coins"])
         row = RevealRow(name=name, title=title, colour=colour,
                         coins_text=drakon_sheet.to_coins_text(coins) or TR._("No coins"),
-                        total_text=str(sum(coins)), add_coin=self.add_coin, remove_coin=self.remove_coin)
+                        total_text=str(sum(coins)), add_coin=self.add_coin, remove_coin=self.remove_coin,
+                        photo_text=TR._("Photo"), has_photo=self.svc.read_pieces is not None,
+                        busy=self.photo.busy, take_photo=self.take_photo)
         self.reveal_rows[name] = row
         return row
 
@@ -445,6 +466,38 @@ class DrakonScreen(BaseScreen):
             return
         self.attempt(lambda: session.set_score(player, "coins", coins))
         self._redraw()
+
+    # -- the photo at the reveal ---------------------------------------------------------------
+
+    def take_photo(self, player: str) -> None:
+        """Read *player*'s coins, turned face up, from a photo (the popup corrects, then applies)."""
+        if self._ours() is None or not self.revealed:
+            return
+        self.photo.take(self.svc.read_pieces, COINS_PHOTO,
+                        TR._("Photo: {player}'s coins").format(player=player),
+                        lambda values: self.apply_photo(player, values))
+
+    def apply_photo(self, player: str, values: tuple[str, ...]) -> str:
+        """Put a photo's coins on *player*'s row in place of what it held, checked as +1/+2/+3
+        are (one logged change: one undo takes it back). Returns the refusal, or "" when applied."""
+        session = self._ours()
+        if session is None:
+            return TR._("Start a game first")
+        try:
+            coins = table_photo.drakon_coins(self._doc(), player, values)
+        except InvalidInput:
+            return TR._("The box holds only {coins} coins").format(coins=drakon.COINS_IN_BOX)
+        try:
+            session.set_score(player, "coins", coins)
+        except CompanionError as exc:
+            return str(exc)
+        self._redraw()
+        self.notify(TR._("{player}: the photo's coins are on the sheet").format(player=player))
+        return ""
+
+    def _photo_busy(self, _taker: Any, busy: bool) -> None:
+        for row in self.reveal_rows.values():
+            row.busy = busy
 
     # -- the hide screen -----------------------------------------------------------------------
 

@@ -6,6 +6,8 @@ the list, the page of the colour scoring). A card is checked with the rules core
 (:func:`companion.games.gold_sheet.check_add`) before anything is logged: a card the box has
 no more of is refused on the spot, with where its copies are. The colour scoring and the
 totals are :func:`companion.games.gold_sheet.walk`'s, the same numbers as ``companion score gold``.
+A photo of the chosen list, laid out face up (the Photo button, with a camera), fills it at once,
+each card checked as a tap on its button is (:func:`companion.games.table_photo.gold_cards`).
 
 Main thread only.
 """
@@ -19,7 +21,7 @@ from kivy.properties import BooleanProperty, ListProperty, NumericProperty, Stri
 from kivy.uix.boxlayout import BoxLayout
 
 from companion.errors import CompanionError
-from companion.games import gold, gold_sheet
+from companion.games import gold, gold_sheet, table_photo
 from companion.games.gold import COLOURS, Card, Colour
 from companion.games.gold_sheet import (
     DISPLAY,
@@ -34,6 +36,7 @@ from companion.games.gold_sheet import (
 )
 from companion.session import TableSession
 from companion.ui.lang import TR
+from companion.ui.photo import PhotoGame, PhotoTaker
 from companion.ui.results import ResultsPopup
 from companion.ui.screens import BaseScreen
 from companion.ui.theme import PLAYER_RGB, THEME, rgb
@@ -134,6 +137,20 @@ def warning_text(warning: gold_sheet.SheetWarning) -> str:
         place=where, count=warning.count, colour=colour_name(warning.colour))
 
 
+def cards_summary(values: tuple[str, ...]) -> str:
+    """A photo's cards in a line, in the rule book's colour order: ``red 5, blue donkey``."""
+    return ", ".join(card_name(gold.parse_card(text)) for text in table_photo.card_list(values))
+
+
+CARDS_PHOTO = PhotoGame(rules=table_photo.GOLD_PIECES,
+                        value_name=lambda text: card_name(gold.parse_card(text)), describe=cards_summary,
+                        columns=len(gold_sheet.VALUES),
+                        button_text=lambda text: value_name(gold.parse_card(text)),
+                        value_fill=lambda text: rgb(CARD_RGB[gold.parse_card(text).colour]))
+"""Gold!'s photo: one player's display or scoring pile, laid out face up; the picker is the
+sheet's own grid of cards (a row per colour)."""
+
+
 class GoldColumn(BoxLayout):  # type: ignore[misc]
     """One player's column of the colour scoring: cards held, sum, what is banked, the pile."""
 
@@ -165,12 +182,16 @@ class GoldScoreScreen(BaseScreen):
     last_page = NumericProperty(TOTALS_PAGE)
     display_count = NumericProperty(0)
     scored_count = NumericProperty(0)
+    has_photo = BooleanProperty(False)
+    reading = BooleanProperty(False)
 
     def __init__(self, **kwargs: Any) -> None:
         self.card_buttons: dict[str, TouchButton] = {}   # "red:8" -> its button; filled in on_kv_post
         self.page_buttons: list[TouchButton] = []
         self.walk: ScoringWalk | None = None
+        self.photo = PhotoTaker(notify=lambda message: self.notify(message))
         super().__init__(**kwargs)
+        self.photo.bind(busy=lambda _taker, busy: setattr(self, "reading", busy))
 
     def on_kv_post(self, _base: Any) -> None:
         grid = self.ids.cards
@@ -209,6 +230,7 @@ class GoldScoreScreen(BaseScreen):
         session = self._session()
         players = session.players if session is not None else ()
         self.ready = gold.MIN_PLAYERS <= len(players) <= gold.MAX_PLAYERS
+        self.has_photo = self.svc is not None and self.svc.read_pieces is not None
         if self.player not in [p.name for p in players]:
             self.player = players[0].name if players else ""
         doc = self._doc()
@@ -392,6 +414,34 @@ class GoldScoreScreen(BaseScreen):
         self._say(TR._("{card} taken off {place}").format(card=card_name(card),
                                                          place=place_name(self.player, self.field)))
         self.refresh()
+
+    def take_photo(self) -> None:
+        """Read the chosen player's chosen list from a photo (the popup corrects, then applies)."""
+        if self._doc() is None or not self.player:
+            return
+        player, where = self.player, self.field
+        self.photo.take(self.svc.read_pieces, CARDS_PHOTO,
+                        TR._("Photo: {place}").format(place=place_name(player, where)),
+                        lambda values: self.apply_photo(player, where, values))
+
+    def apply_photo(self, player: str, where: str, values: tuple[str, ...]) -> str:
+        """Put a photo's cards on *player*'s *where* list in place of what it held, each card
+        checked as a tap on its button is (one logged change: one undo takes it back). Returns
+        the refusal, or "" when applied."""
+        session, doc = self._session(), self._doc()
+        if session is None or doc is None:
+            return TR._("Start a game first")
+        try:
+            cards = table_photo.gold_cards(doc, player, where, values)
+            if not isinstance(cards, list):
+                return refusal_text(cards)
+            session.set_score(player, where, cards)
+        except CompanionError as exc:
+            return str(exc)
+        self._say(TR._("{place}: the photo's {count} cards are on the sheet").format(
+            place=place_name(player, where), count=len(cards)))
+        self.refresh()
+        return ""
 
     def open_scoring(self) -> None:
         """The colour scoring from its first colour (back to the sheet if the sheet cannot be scored)."""
