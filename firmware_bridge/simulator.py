@@ -318,8 +318,10 @@ def serve(args: Any) -> int:
                     unplug_for_s=args.unplug_for, seed=args.seed, baud=args.baud)
     out = sys.stdout
     leds = 8
+    announced = threading.Event()  # the port's line comes first: a reader takes it from line one
 
     def show(view: dict[str, object]) -> None:
+        announced.wait(5)
         if args.json:
             out.write(json.dumps(view) + "\n")
         else:
@@ -341,6 +343,7 @@ def serve(args: Any) -> int:
     if not args.json:
         out.write("keys: space press · h hold (reset) · q quit\n")
     out.flush()
+    announced.set()
     actions = {" ": sim.press, "\n": sim.press, "\r": sim.press, "p": sim.press, "press": sim.press,
                "h": sim.hold, "hold": sim.hold}
     try:
