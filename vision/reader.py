@@ -26,9 +26,10 @@ The method is plain image comparison, small enough to explain and to run on a Pi
    map (what is printed where, with shading across the piece taken out) and the colour map
    (which of red, green and blue the print takes away, where). The score is the first,
    less a penalty when the colours disagree (:data:`COLOUR_GATE`).
-4. **Decide.** The best face must score at least :data:`MIN_SCORE` and beat the best
-   *other* face by :data:`MIN_MARGIN`; otherwise the candidate is reported as unknown,
-   never guessed.
+4. **Decide.** The best face must score at least :data:`MIN_SCORE` (less for a face of
+   fine print, which scores lower even when right: :data:`SELF_SCORE_TYPICAL`) and beat
+   the best *other* face by :data:`MIN_MARGIN`; otherwise the candidate is reported as
+   unknown, never guessed.
 
 When nothing in the frame fits a kind (or nothing stands out from anything), and the
 frame's own shape fits a rect kind, the whole frame is tried as one piece: a crop of a
@@ -140,6 +141,12 @@ runner-up by 0.029 or more (median 0.15); the one wrong best face there by 0.009
 leave-one-out, two of the eleven wrong ones fall under it. Margins of wrong answers
 otherwise reach 0.2 (striped against empty, from a camera that blurs the stripes): the
 margin cannot catch those, only more references can."""
+SELF_SHIFT_PX = 0.7
+SELF_BLUR_PX = 0.8
+SELF_SCORE_TYPICAL = 0.9
+"""A face that matches itself seen a little off (:func:`_self_score`) less well than this
+gets a lower bar in proportion: MIN_SCORE x self score / 0.9. Set cards and most fronts
+score 0.9 or more; a hatched tile back or a card's lattice back 0.5-0.7."""
 CONFIDENT_MARGIN = 0.15
 SURE_SCORE = 0.9
 """Confidence = min(1, margin / CONFIDENT_MARGIN) x min(1, (score - MIN_SCORE) /
@@ -410,6 +417,7 @@ class _KindRefs:
     luma: np.ndarray  # rows x features
     chroma: np.ndarray
     chroma_strength: np.ndarray
+    bar: np.ndarray  # per row: the score it must reach (MIN_SCORE, less for fine print)
 
 
 @dataclass(frozen=True)
@@ -470,14 +478,29 @@ def _kind_refs(kind: PieceKind, size: tuple[int, int], faces: list[tuple[str, np
     ids: list[str] = []
     turns: list[float] = []
     feats: list[_Features] = []
+    bars: list[float] = []
     for identity, small in faces:
+        bar = MIN_SCORE * min(1.0, _self_score(small, kind, level) / SELF_SCORE_TYPICAL)
         for turn, turned in _turns(small, kind):
             ids.append(identity)
             turns.append(turn)
             feats.append(_features(turned, kind, level))
+            bars.append(bar)
     return _KindRefs(kind, size, tuple(ids), np.asarray(turns, np.float64),
                      np.stack([f.luma for f in feats]), np.stack([f.chroma for f in feats]),
-                     np.asarray([f.chroma_strength for f in feats], np.float64))
+                     np.asarray([f.chroma_strength for f in feats], np.float64), np.asarray(bars, np.float64))
+
+
+def _self_score(face: np.ndarray, kind: PieceKind, level: float) -> float:
+    """How well *face* matches itself seen a little off: moved by :data:`SELF_SHIFT_PX` and
+    blurred by :data:`SELF_BLUR_PX` (a fit good to a pixel, a camera's blur). Fine print
+    (hatching, a lattice) loses most of its score so; big shapes keep it."""
+    h, w = face.shape[:2]
+    m = np.array([[1.0, 0.0, SELF_SHIFT_PX], [0.0, 1.0, SELF_SHIFT_PX]], np.float32)
+    blurred = cv2.GaussianBlur(face, (0, 0), SELF_BLUR_PX)
+    off = cv2.warpAffine(blurred, m, (w, h), borderMode=cv2.BORDER_REPLICATE)
+    a, b = _features(face, kind, level), _features(np.asarray(off, np.uint8), kind, level)
+    return float(a.luma @ b.luma)
 
 
 def _compare_size(kind: PieceKind) -> tuple[int, int]:
@@ -582,8 +605,8 @@ def _features_at(image: np.ndarray, kind: PieceKind, levels: Sequence[float]) ->
 # -- deciding --------------------------------------------------------------------------------------
 
 
-_Best = dict[tuple[str, str], tuple[float, float, PieceKind, np.ndarray]]
-"""(kind, identity) -> (its best score, at which turn, the kind, the fitted frame)."""
+_Best = dict[tuple[str, str], tuple[float, float, PieceKind, np.ndarray, float]]
+"""(kind, identity) -> (its best score, at which turn, the kind, the fitted frame, its bar)."""
 
 
 @dataclass(frozen=True)
@@ -594,10 +617,11 @@ class _Verdict:
     turn_deg: float
     score: float
     margin: float
+    bar: float = MIN_SCORE
 
     @property
     def is_accepted(self) -> bool:
-        return self.score >= MIN_SCORE and self.margin >= MIN_MARGIN
+        return self.score >= self.bar and self.margin >= MIN_MARGIN
 
     @property
     def label(self) -> str:
@@ -655,17 +679,17 @@ def _score_all(f: _Features, r: _KindRefs, frame: np.ndarray, best: _Best) -> No
     for i in np.argsort(-scores):
         key = (r.kind.name, r.identities[i])
         if key not in best or best[key][0] < scores[i]:
-            best[key] = (float(scores[i]), float(r.turns_deg[i]), r.kind, frame)
+            best[key] = (float(scores[i]), float(r.turns_deg[i]), r.kind, frame, float(r.bar[i]))
 
 
 def _verdict(best: _Best) -> _Verdict | None:
     if not best:
         return None
     ranked = sorted(best.items(), key=lambda kv: -kv[1][0])
-    (_, identity), (score, turn, kind, frame) = ranked[0]
+    (_, identity), (score, turn, kind, frame, bar) = ranked[0]
     # with a single face in the library, there is no runner-up: the bar is MIN_SCORE itself
     runner_up = ranked[1][1][0] if len(ranked) > 1 else MIN_SCORE
-    return _Verdict(kind, frame, identity, turn, score, score - runner_up)
+    return _Verdict(kind, frame, identity, turn, score, score - runner_up, bar)
 
 
 def _read_whole(work: np.ndarray, refs: _References, plane: _Plane) -> FoundPiece | None:
@@ -690,4 +714,4 @@ def _read_whole(work: np.ndarray, refs: _References, plane: _Plane) -> FoundPiec
     m = plane.work_matrix
     assert m is not None  # no calibration here
     return _Verdict(verdict.kind, np.linalg.inv(m) @ verdict.frame, verdict.identity, verdict.turn_deg,
-                    verdict.score, verdict.margin).piece(plane)
+                    verdict.score, verdict.margin, verdict.bar).piece(plane)
