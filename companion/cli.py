@@ -213,6 +213,12 @@ def _vision_parser(commands: Any) -> None:
     reg.add_argument("--json", action="store_true", help="answer in JSON")
     reg.set_defaults(run=run_vision_register)
 
+    empty = acts.add_parser("remember-empty", help="save a frame of the empty table: the app then reads "
+                                                   "pieces as what differs from it")
+    empty.add_argument("--camera", default="", metavar="SOURCE", help="default: the config's camera.source")
+    empty.add_argument("--json", action="store_true", help="answer in JSON")
+    empty.set_defaults(run=run_vision_remember_empty)
+
     read = acts.add_parser("read", help="every library piece in a photo: kind, face, which front")
     read.add_argument("image", type=Path, metavar="IMAGE")
     read.add_argument("--library", type=Path, required=True, metavar="DIR")
@@ -670,6 +676,20 @@ def run_vision_register(args: argparse.Namespace) -> int:
     face = "back" if args.back else f"front {args.front!r}"
     _answer(args, {"kind": args.kind, "face": "back" if args.back else "front", "front": args.front,
                    "file": str(saved)}, f"{args.kind}: {face} saved as {saved}")
+    return EXIT_OK
+
+
+def run_vision_remember_empty(args: argparse.Namespace) -> int:
+    """The app's ``vision/empty.png``, from the camera: the table cleared of pieces."""
+    from vision.sources import open_source
+    from vision.table_camera import TableCamera
+
+    config = load_config(args.config)
+    spec = args.camera or config["camera.source"]
+    with open_source(spec) as source:
+        frame = source.read()
+    saved = TableCamera(spec, config.database_path.parent / "vision").remember_empty(frame)
+    _answer(args, {"file": str(saved)}, f"the empty table saved as {saved}")
     return EXIT_OK
 
 

@@ -139,9 +139,10 @@ class TableCamera:
             return None
         return np.asarray(image, np.uint8)
 
-    def remember_empty(self) -> Path:
-        """Save a frame of the empty table: pieces are then read as what differs from it."""
-        frame = self._frame()
+    def remember_empty(self, frame: np.ndarray | None = None) -> Path:
+        """Save a frame of the empty table (*frame*, or the camera's next): pieces are then
+        read as what differs from it."""
+        frame = self._frame() if frame is None else frame
         self.folder.mkdir(parents=True, exist_ok=True)
         path = self.folder / "empty.png"
         tmp = path.with_suffix(".tmp.png")

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from vision import synth
@@ -110,7 +111,7 @@ def test_lens_board_prints(tmp_path: Path) -> None:
 ])
 def test_vision_bad_input_is_one_line_exit_2(photos: dict, tmp_path: Path, args: list[str], message: str) -> None:
     blank = tmp_path / "blank.png"
-    cv2.imwrite(str(blank), 255 * __import__("numpy").ones((100, 100, 3), "uint8"))
+    cv2.imwrite(str(blank), 255 * np.ones((100, 100, 3), np.uint8))
     args = [str(photos["dir"] / "empty.png") if a == "IMG" else str(blank) if a == "BLANK" else a for a in args]
     done = companion(*args)
     assert done.returncode == 2, done.stdout + done.stderr
@@ -156,3 +157,21 @@ def test_library_bad_input_is_one_line_exit_2(photos: dict, tmp_path: Path, args
     done = companion(*args)
     assert done.returncode == 2, done.stdout + done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and message in done.stderr, done.stderr
+
+
+def test_remember_empty_saves_the_cameras_frame_beside_the_database(tmp_path: Path) -> None:
+    frame = np.full((120, 160, 3), 70, np.uint8)
+    frame[40:80, 60:100] = (20, 140, 200)
+    photo = tmp_path / "table.png"
+    cv2.imwrite(str(photo), frame)
+    config = tmp_path / "config.toml"
+    config.write_text(f'[paths]\ndatabase = "{tmp_path / "data" / "companion.db"}"\n'
+                      f'[camera]\nsource = "{photo}"\n')
+    done = companion("--config", str(config), "vision", "remember-empty", "--json")
+    assert done.returncode == 0, done.stderr
+    saved = Path(json.loads(done.stdout)["file"])
+    assert saved == tmp_path / "data" / "vision" / "empty.png"
+    assert np.array_equal(cv2.imread(str(saved)), frame)
+    missing = companion("--config", str(config), "vision", "remember-empty", "--camera", "/dev/video99")
+    assert missing.returncode == 2 and len(missing.stderr.strip().splitlines()) == 1, missing.stderr
+    assert "Traceback" not in missing.stderr
