@@ -67,8 +67,9 @@ def split_heap(outline_mm: np.ndarray, kinds: Sequence[PieceKind]) -> list[tuple
         return []  # one piece's worth or less (a bitten piece, a crumb), or a whole pile
     heap = _Heap(outline)
     hypotheses: list[tuple[float, PieceKind, np.ndarray, np.ndarray]] = []  # support, kind, frame, shape
+    corners = _corners(heap.outline) if any(k.shape == "rect" for k in kinds) else []
     for kind in kinds:
-        shapes = _rects(heap.outline, kind) if kind.shape == "rect" else _discs(heap, kind)
+        shapes = _rects(corners, kind) if kind.shape == "rect" else _discs(heap, kind)
         for shape in shapes:
             support = heap.support(shape)
             if support is not None and support >= SUPPORT_MIN:
@@ -130,12 +131,12 @@ class _Heap:
 
 def _along(polygon: np.ndarray, step: float) -> np.ndarray:
     """Points every *step* along the closed *polygon*."""
-    out = []
-    for a, b in zip(polygon, np.roll(polygon, -1, axis=0), strict=True):
-        n = max(1, int(np.linalg.norm(b - a) / step))
-        t = np.arange(n)[:, None] / n
-        out.append(a + (b - a) * t)
-    return np.concatenate(out)
+    a = np.asarray(polygon, np.float64)
+    d = np.roll(a, -1, axis=0) - a
+    n = np.maximum(1, (np.linalg.norm(d, axis=1) / step).astype(int))
+    side = np.repeat(np.arange(len(a)), n)
+    t = (np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)) / np.repeat(n, n)
+    return np.asarray(a[side] + d[side] * t[:, None], np.float64)
 
 
 def _area(kind: PieceKind) -> float:
@@ -148,8 +149,9 @@ def _disc_frame(circle: np.ndarray, kind: PieceKind) -> np.ndarray:
     return np.array([[2 * r, 0.0, cx - r], [0.0, 2 * r, cy - r], [0.0, 0.0, 1.0]])
 
 
-def _rects(outline: np.ndarray, kind: PieceKind) -> list[np.ndarray]:
-    """Rects of *kind* laid from each right-angled corner of *outline*: their corners.
+def _corners(outline: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Each right-angled corner of *outline*: (the corner, the unit directions of its two
+    sides from it, squared up to a right angle).
 
     A corner is where two straight sides' lines meet, with at most :data:`CORNER_GAP_MM`
     of outline between them (a card's rounded corner, a bitten one)."""
@@ -161,7 +163,6 @@ def _rects(outline: np.ndarray, kind: PieceKind) -> list[np.ndarray]:
     lengths = np.linalg.norm(np.roll(poly, -1, axis=0) - poly, axis=1)
     sides = [i for i in range(n) if lengths[i] >= SIDE_MIN_MM]
     lines = {i: _side_line(outline, poly[i], poly[(i + 1) % n]) for i in sides}
-    w, h = kind.size_mm
     out = []
     for k, i in enumerate(sides):
         j = sides[(k + 1) % len(sides)]
@@ -183,9 +184,15 @@ def _rects(outline: np.ndarray, kind: PieceKind) -> list[np.ndarray]:
         mid = (u + v) / np.linalg.norm(u + v)
         u2 = _turn(mid, -45.0) if _cross(u, v) > 0 else _turn(mid, 45.0)
         v2 = _turn(mid, 45.0) if _cross(u, v) > 0 else _turn(mid, -45.0)
-        for sa, sb in {(w, h), (h, w)}:
-            out.append(np.array([c, c + sa * u2, c + sa * u2 + sb * v2, c + sb * v2]))
+        out.append((c, u2, v2))
     return out
+
+
+def _rects(corners: list[tuple[np.ndarray, np.ndarray, np.ndarray]], kind: PieceKind) -> list[np.ndarray]:
+    """Rects of *kind* laid from each of *corners* along its two sides, either way round."""
+    w, h = kind.size_mm
+    return [np.array([c, c + sa * u, c + sa * u + sb * v, c + sb * v])
+            for c, u, v in corners for sa, sb in {(w, h), (h, w)}]
 
 
 def _side_line(outline: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -625,14 +625,14 @@ def warp(image: np.ndarray, frame: np.ndarray, size_px: tuple[int, int],
     maps to *image*'s pixels. The piece is sampled at up to 4 x 4 points per output pixel
     and averaged, so fine print (stripes) does not alias. Through *to_image*, a piece is
     small enough that the map is a homography to within :data:`WARP_HOMOGRAPHY_PX` (a
-    lens's distortion bends it little over a card): then one is fitted to a 5 x 5 grid and
+    lens's distortion bends it little over a card): then one is fitted to a 3 x 3 grid and
     used, else every sample is mapped.
     """
     w, h = size_px
     corners = _apply(frame, _UNIT_SQUARE.astype(np.float64))
     if to_image is not None:
         corners = np.asarray(to_image(corners), np.float64)
-        grid = np.stack(np.meshgrid(np.linspace(0, 1, 5), np.linspace(0, 1, 5)), axis=-1).reshape(-1, 2)
+        grid = np.stack(np.meshgrid(np.linspace(0, 1, 3), np.linspace(0, 1, 3)), axis=-1).reshape(-1, 2)
         seen = np.asarray(to_image(_apply(frame, grid)), np.float64)
         fitted, _ = cv2.findHomography(grid, seen, 0)
         if fitted is not None and float(np.abs(_apply(fitted, grid) - seen).max()) <= WARP_HOMOGRAPHY_PX:

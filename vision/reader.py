@@ -83,6 +83,10 @@ PIECE_AREA_MIN = 0.002
 of the frame (0.2 %: 25 x 25 px at 640 x 480); smaller blobs are crumbs, dust and noise."""
 SMALLEST_PIECE_SHARE = 0.4
 """With sizes, a candidate covers at least this share of the smallest kind's area."""
+FIT_AREA_SPAN = 0.45
+"""...and is fitted to a kind only when its hull's area is within this share of the kind's:
+each side may be :data:`vision.library.SIZE_TOLERANCE` off (1.15^2 = 1.32, 0.85^2 = 0.72),
+with room for a rounded corner and an outline good to a pixel."""
 MARKER_MARGIN = 0.8
 """A table marker is blanked out to this much of its side beyond each edge: its printed
 white quiet zone and the sheet around it."""
@@ -273,7 +277,7 @@ def read(image: np.ndarray, library: Library, *, calibration: TableCalibration |
     mh, mw = mask.shape
     area_min = PIECE_AREA_MIN * mh * mw
     if plane.in_mm and refs.kinds:
-        smallest = min(math.prod(k.size_mm) * (math.pi / 4 if k.shape == "disc" else 1.0) for k in refs.kinds)
+        smallest = min(_kind_area(k) for k in refs.kinds)
         area_min = SMALLEST_PIECE_SHARE * smallest * (plane.work_per_unit / plane.work_scale * seg_scale) ** 2
     for c in contours:
         moments = cv2.moments(c)
@@ -282,8 +286,12 @@ def read(image: np.ndarray, library: Library, *, calibration: TableCalibration |
         x, y, bw, bh = cv2.boundingRect(c)
         is_cut = x <= 0 or y <= 0 or x + bw >= mw or y + bh >= mh
         pts = plane.from_image((np.asarray(c, np.float64).reshape(-1, 2) + 0.5) / seg_scale - 0.5)
+        # in mm, a kind whose area is far from the outline's hull's cannot fit: not tried
+        hull_area = abs(float(cv2.contourArea(cv2.convexHull(pts.astype(np.float32))))) if plane.in_mm \
+            else 0.0
         fits = [(kind, frame) for kind in refs.kinds
-                if (frame := (fit_rect if kind.shape == "rect" else fit_disc)(pts, kind, in_mm=plane.in_mm))
+                if (not plane.in_mm or abs(hull_area / _kind_area(kind) - 1) <= FIT_AREA_SPAN)
+                and (frame := (fit_rect if kind.shape == "rect" else fit_disc)(pts, kind, in_mm=plane.in_mm))
                 is not None]
         if is_cut and not fits:
             continue  # cut by the frame's edge and no piece's shape: the table's edge, glare, a hand
@@ -418,6 +426,7 @@ class _KindRefs:
     chroma: np.ndarray
     chroma_strength: np.ndarray
     bar: np.ndarray  # per row: the score it must reach (MIN_SCORE, less for fine print)
+    starts: tuple[int, ...]  # the first row of each run of rows of one identity
 
 
 @dataclass(frozen=True)
@@ -486,9 +495,11 @@ def _kind_refs(kind: PieceKind, size: tuple[int, int], faces: list[tuple[str, np
             turns.append(turn)
             feats.append(_features(turned, kind, level))
             bars.append(bar)
+    starts = tuple(i for i, identity in enumerate(ids) if i == 0 or ids[i - 1] != identity)
     return _KindRefs(kind, size, tuple(ids), np.asarray(turns, np.float64),
                      np.stack([f.luma for f in feats]), np.stack([f.chroma for f in feats]),
-                     np.asarray([f.chroma_strength for f in feats], np.float64), np.asarray(bars, np.float64))
+                     np.asarray([f.chroma_strength for f in feats], np.float64), np.asarray(bars, np.float64),
+                     starts)
 
 
 def _self_score(face: np.ndarray, kind: PieceKind, level: float) -> float:
@@ -573,7 +584,7 @@ def _features_at(image: np.ndarray, kind: PieceKind, levels: Sequence[float]) ->
     """
     region = _region(kind, (image.shape[0], image.shape[1]))
     img = image.astype(np.float32)
-    paper = np.percentile(img[region], PAPER_PERCENTILE, axis=0)
+    paper = np.percentile(img[::2, ::2][region[::2, ::2]], PAPER_PERCENTILE, axis=0)  # every 4th: as good
     ratio = np.minimum(img / np.maximum(paper, 1.0), 1.0) - 1.0
     dark = ratio.mean(axis=2)
     # weighted by brightness: a dark pixel's colour is mostly noise and JPEG (a tile's
@@ -639,6 +650,10 @@ class _Verdict:
                           self.score, self.margin, _points(outline))
 
 
+def _kind_area(kind: PieceKind) -> float:
+    return math.prod(kind.size_mm) * (math.pi / 4 if kind.shape == "disc" else 1.0)
+
+
 def _unit_outline(kind: PieceKind, frame: np.ndarray) -> np.ndarray:
     """A piece's outline in the plane: a rect's corners, a disc's :data:`DISC_OUTLINE_POINTS`."""
     if kind.shape == "disc":
@@ -676,7 +691,9 @@ def _score_all(f: _Features, r: _KindRefs, frame: np.ndarray, best: _Best) -> No
     colour = np.einsum("ij,j->i", r.chroma, f.chroma)
     grey = (r.chroma_strength < CHROMA_MIN) & (f.chroma_strength < CHROMA_MIN)
     scores = luma - np.where(grey, 0.0, COLOUR_WEIGHT * np.maximum(0.0, COLOUR_GATE - colour))
-    for i in np.argsort(-scores):
+    # each identity's rows are consecutive: its best row by one reduction per identity
+    for start, stop in zip(r.starts, (*r.starts[1:], len(scores)), strict=True):
+        i = start + int(np.argmax(scores[start:stop]))
         key = (r.kind.name, r.identities[i])
         if key not in best or best[key][0] < scores[i]:
             best[key] = (float(scores[i]), float(r.turns_deg[i]), r.kind, frame, float(r.bar[i]))
