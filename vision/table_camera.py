@@ -46,6 +46,7 @@ class TableCamera:
         self.layout_path = layout_path
         self._open = open_fn or (lambda: open_source(source))
         self._source: RetryingSource | None = None  # opened on the first check, off the UI thread
+        self._library: tuple[int, Library] | None = None  # library.json's mtime, and the library
 
     @property
     def is_available(self) -> bool:
@@ -108,11 +109,7 @@ class TableCamera:
 
         :raises VisionError: one line: no library, no camera...
         """
-        library_dir = self.folder / "library"
-        if not (library_dir / LIBRARY_FILE).exists():
-            raise CalibrationError(f"no piece library yet: register the pieces with `companion vision "
-                                   f"register --library {library_dir}`")
-        library = Library.load(library_dir)
+        library = self._current_library()
         frame = self._frame()
         layout = self._layout()
         seen = markers.detect(frame, layout.dictionary)
@@ -128,6 +125,19 @@ class TableCamera:
         doc["width"], doc["height"] = int(frame.shape[1]), int(frame.shape[0])
         doc["rgb"] = np.ascontiguousarray(frame[:, :, ::-1]).tobytes()
         return doc
+
+    def _current_library(self) -> Library:
+        """The piece library, loaded again only when ``library.json`` changed (a registration):
+        the reader prepares a library's references once, on its first frame."""
+        library_dir = self.folder / "library"
+        try:
+            stamp = (library_dir / LIBRARY_FILE).stat().st_mtime_ns
+        except OSError:
+            raise CalibrationError(f"no piece library yet: register the pieces with `companion vision "
+                                   f"register --library {library_dir}`") from None
+        if self._library is None or self._library[0] != stamp:
+            self._library = (stamp, Library.load(library_dir))
+        return self._library[1]
 
     def _empty(self, shape: tuple[int, ...]) -> np.ndarray | None:
         path = self.folder / "empty.png"

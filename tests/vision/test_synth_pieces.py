@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -278,7 +279,7 @@ def test_table_camera_reads_pieces_for_the_app(library: Library, tmp_path: Path)
     frame's pixels, and the frame itself to draw them on; the empty table once remembered."""
     scene = sp.random_piece_scene(READ_SEEDS[0])
     folder = tmp_path / "vision"
-    frames = [scene.empty, scene.image]
+    frames = [scene.empty, scene.image, scene.image]
     camera = TableCamera("unused", folder, open_fn=lambda: StaticSource(frames))
     with pytest.raises(CalibrationError, match="no piece library yet"):
         camera.read_pieces()
@@ -297,5 +298,9 @@ def test_table_camera_reads_pieces_for_the_app(library: Library, tmp_path: Path)
         pts = np.array(item["outline_px"])
         assert len(pts) >= 3 and (pts >= -1).all() and (pts[:, 0] <= 1280).all() and (pts[:, 1] <= 720).all()
     assert (doc["width"], doc["height"]) == (1280, 720)
+    loaded = camera._current_library()
+    assert camera.read_pieces()["pieces"] == doc["pieces"] and camera._current_library() is loaded  # kept
+    os.utime(folder / "library" / "library.json", ns=(1, 1))  # a registration rewrites the file
+    assert camera._current_library() is not loaded
     rgb = np.frombuffer(doc["rgb"], np.uint8).reshape(720, 1280, 3)
     assert np.array_equal(rgb[:, :, ::-1], scene.image)
