@@ -11,7 +11,7 @@ import difflib
 import math
 import re
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,7 @@ from typing import Any
 import platformdirs
 
 from companion.errors import ConfigError
+from companion.pin import CONFIG_MIN_COST_N, PinError, parse_pin_hash
 from companion.timers import MAX_TIMER_S
 
 APP_NAME = "table-companion"
@@ -116,9 +117,19 @@ def window_size(value: Any) -> str:
     return str(value)
 
 
-def pin_code(value: Any) -> str:
-    if not isinstance(value, str) or not re.fullmatch(r"\d{4,8}", value):
-        raise _Bad("must be 4 to 8 digits, in quotes")
+def pin_hash(value: Any) -> str:
+    """The admin PIN's scrypt hash (``companion kiosk set-pin`` writes it), or "" for none."""
+    if not isinstance(value, str):
+        raise _Bad("must be a string: the hash `companion kiosk set-pin` writes")
+    if value == "":
+        return value
+    try:
+        parsed = parse_pin_hash(value)
+    except PinError as exc:
+        raise _Bad(str(exc).removeprefix("PIN hash: ")) from None
+    if parsed.cost_n < CONFIG_MIN_COST_N:
+        raise _Bad(f"too cheap a hash (scrypt N {parsed.cost_n}, at least {CONFIG_MIN_COST_N}): "
+                   "set the PIN again with `companion kiosk set-pin`")
     return value
 
 
@@ -185,7 +196,8 @@ SCHEMA: tuple[Key, ...] = (
     Key("ui", "size", "800x480", window_size, "Window size when not full screen, WIDTHxHEIGHT."),
     Key("ui", "fullscreen", False, boolean, "Fill the screen (kiosk mode sets this itself)."),
     Key("ui", "kiosk", False, boolean, "Kiosk mode: settings sit behind the admin PIN."),
-    Key("ui", "admin_pin", "0000", pin_code, "The admin PIN (4-8 digits) for the settings in kiosk mode."),
+    Key("ui", "admin_pin_hash", "", pin_hash,
+        "The admin PIN's salted scrypt hash (never the PIN): `companion kiosk set-pin` writes it."),
     Key("accessory", "port", "auto", text,
         "The timer accessory's serial port: auto (find it by USB id), none, or a path / pyserial URL."),
     Key("accessory", "usb_ids", ["2e8a:0005", "2341:0043", "2341:0001", "2341:8036"], usb_ids,
@@ -197,6 +209,11 @@ SCHEMA: tuple[Key, ...] = (
         "The table layout for the camera (markers and pieces, JSON); empty: the Volatio set's."),
 )
 PRESETS_SECTION = "timer.presets"
+RETIRED: dict[str, str] = {
+    "ui.admin_pin": "a PIN in plain text is no longer read: run `companion kiosk set-pin` (it stores only "
+                    "the PIN's hash, as ui.admin_pin_hash, and removes this line)",
+}
+"""Keys older versions read, each with what to do instead: a clearer error than "unknown key"."""
 _KEYS = {k.path: k for k in SCHEMA}
 _SECTIONS = {k.section for k in SCHEMA} | {PRESETS_SECTION}
 
@@ -286,6 +303,8 @@ def parse_config(source_text: str, name: str = "<config>", *, source: Path | Non
                         raise fail(ppath, f"{bad} (got {secs!r})") from None
                 continue
             spec = _KEYS.get(path)
+            if path in RETIRED:
+                raise fail(path, RETIRED[path])
             if spec is None:
                 raise fail(path, _unknown(path, set(_KEYS) | {PRESETS_SECTION}, "key"))
             try:
@@ -352,16 +371,19 @@ def key_lines(source_text: str) -> dict[str, int]:
     return lines
 
 
-def save_settings(path: Path, changes: Mapping[str, Any]) -> Config:
+def save_settings(path: Path, changes: Mapping[str, Any], *, remove: Iterable[str] = ()) -> Config:
     """Write *changes* (``{"gpio.buzzer_pin": 12, "timer.presets.auction": 45}``) into the TOML
     file at *path*, keeping the host's comments and layout (tomlkit), and return the new config.
+    Keys in *remove* (such as a :data:`RETIRED` one) are taken out of the file if there.
 
-    The whole file is checked before it is written, and written atomically: a bad value or a
-    pulled plug leaves the old file as it was. ``None`` is written as ``false`` (not wired).
+    The whole file is checked before it is written, and written atomically with the old file's
+    permissions and owner (it may hold the admin PIN's hash): a bad value or a pulled plug leaves
+    the old file as it was. ``None`` is written as ``false`` (not wired).
 
     :raises ConfigError: for a value the schema refuses, or a file that cannot be written.
     """
     import os
+    import stat
 
     import tomlkit
 
@@ -369,6 +391,13 @@ def save_settings(path: Path, changes: Mapping[str, Any]) -> Config:
         doc = tomlkit.parse(path.read_text(encoding="utf-8")) if path.exists() else tomlkit.document()
     except (OSError, UnicodeDecodeError, tomlkit.exceptions.ParseError) as exc:
         raise ConfigError(str(path), None, f"cannot update it ({exc})") from None
+    for key in remove:
+        section, name = key.rsplit(".", 1)
+        holder: Any = doc
+        for part in section.split("."):
+            holder = holder.get(part) if hasattr(holder, "get") else None
+        if holder is not None and hasattr(holder, "get") and name in holder:
+            del holder[name]
     for key, value in changes.items():
         section, name = key.rsplit(".", 1)
         table: Any = doc
@@ -386,6 +415,11 @@ def save_settings(path: Path, changes: Mapping[str, Any]) -> Config:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
+        if path.exists():
+            old = path.stat()
+            os.chmod(tmp, stat.S_IMODE(old.st_mode))
+            if os.geteuid() == 0:  # root editing the kiosk's config: it stays its user's
+                os.chown(tmp, old.st_uid, old.st_gid)
         os.replace(tmp, path)
     except OSError as exc:
         raise ConfigError(str(path), None, f"cannot write it ({exc.strerror})") from None

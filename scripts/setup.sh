@@ -40,6 +40,9 @@ APP_DEBS=(python3 python3-venv python3-pip libgl1 libegl1 libgles2 libmtdev1 lib
 PI_DEBS=(python3-lgpio)
 # What the tests start: a virtual X display for Kivy, socat for serial ptys, Mesa's software GL.
 TEST_DEBS=(xvfb xauth socat libgl1-mesa-dri mesa-utils)
+# systemd-analyze checks the kiosk's units (tests/kiosk); Debian ships it in systemd, which a
+# container may lack. Nothing here starts systemd: only its checker runs.
+VERIFY_DEBS=(systemd)
 
 # make_venv EXTRAS: a .venv with the project installed editable (EXTRAS: "" or "[test]").
 make_venv() {

@@ -21,6 +21,7 @@ from kivy.uix.screenmanager import NoTransition, ScreenManager
 
 from companion.errors import CompanionError
 from companion.events import TimerEvent, TimerExpired, TimerReset, TimerStarted
+from companion.host import HostRequests
 from companion.session import SessionRebuilt
 from companion.ui.games import screen_class
 from companion.ui.history import HistoryScreen
@@ -29,6 +30,7 @@ from companion.ui.results import LineChart  # noqa: F401 - the history screen's 
 from companion.ui.screens import GameScreen, HomeScreen, SettingsScreen, TimerScreen, TurnScreen
 from companion.ui.services import GAMES, Services
 from companion.ui.theme import THEME, register_font
+from companion.watchdog import Notifier
 from firmware_bridge.accessory import AccessoryBridge, AccessoryStatus
 from firmware_bridge.gpio import ButtonActions, PanelSettings, SandTimerPanel
 
@@ -76,9 +78,16 @@ STRIP_ACCESSORY = {"off": "off", "searching": "none", "connecting": "connecting"
 
 
 class CompanionApp(App):  # type: ignore[misc]
-    """Builds the window's widgets from :class:`Services` and :class:`Hardware`. Main thread."""
+    """Builds the window's widgets from :class:`Services` and :class:`Hardware`. Main thread.
+
+    Under systemd (the kiosk's unit) it tells the service manager when its first frame is up
+    and then, from the frame loop itself, that the loop is alive: a frozen UI stops those
+    messages and systemd restarts the app. In kiosk mode (``ui.kiosk``) it hides the cursor,
+    refuses to be closed from the keyboard or the window system, and swallows Escape.
+    """
 
     title = "Table companion"
+    use_kivy_settings = False
 
     def __init__(self, services: Services, hardware: Hardware, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -87,6 +96,9 @@ class CompanionApp(App):  # type: ignore[misc]
         self._flash_until = 0.0
         self._screens: dict[str, Any] = {}
         self._closed = False
+        self.notifier = Notifier.from_environment()
+        self.host = HostRequests.from_environment()
+        self._feeding: Any = None  # the Clock event that feeds systemd's watchdog
 
     def build(self) -> Root:
         register_font()
@@ -94,6 +106,11 @@ class CompanionApp(App):  # type: ignore[misc]
             Builder.load_file(str(KV_FILE))
         TR.switch(self.svc.config["ui.language"])
         Window.allow_screensaver = False  # the screen never blanks at the table, mid-game or not
+        kiosk = bool(self.svc.config["ui.kiosk"])
+        if kiosk:
+            # Through the window, not Kivy's show_cursor option, which breaks touch on some panels.
+            Window.show_cursor = False
+            Window.bind(on_request_close=self._refuse_close, on_keyboard=self._kiosk_key)
         THEME.fit_window(*Window.size)
         Window.bind(size=lambda _w, size: THEME.fit_window(*size))
         root = Root()
@@ -106,7 +123,8 @@ class CompanionApp(App):  # type: ignore[misc]
                               HistoryScreen(name="history", svc=self.svc, notify=notify),
                               TurnScreen(name="turns", svc=self.svc, notify=notify),
                               SettingsScreen(name="settings", svc=self.svc, notify=notify,
-                                             ports=self.hw.ports, cameras=self.hw.cameras)]
+                                             ports=self.hw.ports, cameras=self.hw.cameras,
+                                             host=self.host if kiosk else None)]
         for key, title in GAMES:
             if key == "timer":
                 continue
@@ -134,7 +152,31 @@ class CompanionApp(App):  # type: ignore[misc]
             self.hw.bridge.attach(self.svc.bus)
             self.hw.bridge.start()
         Clock.schedule_interval(self.pump, 0)
+        Clock.schedule_once(self._ready, 0)  # after the first frame: the screen shows the app
         return root
+
+    # -- the service manager and the kiosk's lock ------------------------------------------
+
+    def _ready(self, _dt: float) -> None:
+        """Up: systemd's start job ends, and from now on the frame loop feeds its watchdog."""
+        self.notifier.ready()
+        feed_s = self.notifier.feed_interval_s
+        if feed_s is not None:
+            self._feeding = Clock.schedule_interval(self._feed_watchdog, feed_s)
+
+    def _feed_watchdog(self, _dt: float) -> None:
+        self.notifier.feed()
+
+    def _refuse_close(self, *_args: Any, **_kwargs: Any) -> bool:
+        """In kiosk mode nothing closes the window but the app itself (the PIN-guarded actions)."""
+        return True
+
+    def _kiosk_key(self, _window: Any, key: int, *_args: Any) -> bool:
+        return key == 27  # Escape (and Android's back): swallowed, so nothing acts on it
+
+    def open_settings(self, *_args: Any) -> bool:
+        """Kivy's own settings panel (F1) is never shown: the app's Settings screen is the one."""
+        return False
 
     # -- the frame pump: the core's deadlines, the GPIO ticks, the visible screen -------------
 
@@ -218,6 +260,11 @@ class CompanionApp(App):  # type: ignore[misc]
         self.strip.accessory = STRIP_ACCESSORY.get(status.state, status.state)
 
     def on_stop(self) -> None:
+        if self._feeding is not None:
+            self._feeding.cancel()
+            self._feeding = None
+        if not self._closed:  # Kivy may dispatch on_stop twice; systemd hears it once
+            self.notifier.stopping()
         self.on_stop_cleanup()
 
     def on_stop_cleanup(self) -> None:

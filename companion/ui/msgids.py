@@ -23,6 +23,8 @@ MSGIDS = [
     # settings rows
     N_("Language"), N_("GPIO"), N_("Buzzer"), N_("Buzzer pin"), N_("Status LED pin"), N_("Button pin"),
     N_("Negotiation (s)"), N_("Market (s)"), N_("Accessory port"), N_("Camera"), N_("Admin PIN"),
+    # the kiosk's host actions (Settings, behind the admin PIN)
+    N_("This table"), N_("Shut down"), N_("Leave kiosk mode"),
     # the resume note
     N_("the machine restarted since this session was saved: running timers were recomputed from the wall "
        "clock"),

@@ -46,9 +46,12 @@ def test_ui_turn_clock_portrait(tmp_path: Path, display: str) -> None:
 
 
 def test_ui_settings_behind_the_pin(tmp_path: Path, display: str) -> None:
-    env = scratch(tmp_path, '[ui]\nkiosk = true\nadmin_pin = "2468"\n')
+    from companion.pin import CONFIG_MIN_COST_N, hash_pin
+
+    env = scratch(tmp_path, f'[ui]\nkiosk = true\nadmin_pin_hash = "{hash_pin("2468", cost_n=CONFIG_MIN_COST_N)}"\n')
     [out] = drive("settings_pin", env, display)
-    assert 'language = "hu"' in out["config"] and 'admin_pin = "2468"' in out["config"]
+    assert 'language = "hu"' in out["config"] and "admin_pin_hash" in out["config"]
+    assert "2468" not in out["config"]
 
 
 def test_ui_language_switch_at_runtime(tmp_path: Path, display: str) -> None:
