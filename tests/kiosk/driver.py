@@ -11,10 +11,8 @@ traceback and exits 1; journeys may print ``RESULT {json}`` lines.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
-import traceback
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -30,6 +28,7 @@ from kivy.tests.async_common import UnitKivyApp  # noqa: E402 - after Kivy's set
 from companion.ui.app import CompanionApp  # noqa: E402
 from companion.ui.kiosk_mode import prepare  # noqa: E402
 from tests.kiosk.journeys import JOURNEYS  # noqa: E402
+from tests.ui.kit import run_journey  # noqa: E402
 
 
 class DrivenApp(UnitKivyApp, CompanionApp):  # type: ignore[misc]
@@ -42,27 +41,7 @@ def main() -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(name)s: %(message)s")
     journey = JOURNEYS[sys.argv[1]]
     app = prepare(Path(sys.argv[2]), Path(sys.argv[3]), app_class=DrivenApp)
-    failed: list[str] = []
-
-    async def drive() -> None:
-        while not app.app_has_started:
-            await asyncio.sleep(0.05)
-        await app.wait_clock_frames(5)
-        try:
-            await journey(app)
-        except BaseException:
-            failed.append(traceback.format_exc())
-        finally:
-            app.stop()
-
-    async def both() -> None:
-        await asyncio.gather(app.async_run(async_lib="asyncio"), drive())
-
-    asyncio.run(both())
-    if failed:
-        print(f"JOURNEY FAILED: {journey.__name__}\n{failed[0]}", file=sys.stderr)
-        return 1
-    return 0
+    return run_journey(app, journey)
 
 
 if __name__ == "__main__":

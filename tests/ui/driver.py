@@ -10,10 +10,8 @@ print ``RESULT {json}`` lines for the test to check.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
-import traceback
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +26,7 @@ configure_kivy(*(int(v) for v in SIZE.split("x")), fullscreen=False)  # before K
 from kivy.tests.async_common import UnitKivyApp  # noqa: E402 - after Kivy's settings
 
 from companion.ui.app import CompanionApp  # noqa: E402
+from tests.ui.kit import run_journey  # noqa: E402
 
 
 class DrivenApp(UnitKivyApp, CompanionApp):  # type: ignore[misc]
@@ -48,27 +47,7 @@ def journeys() -> dict[str, Any]:
 def main() -> int:
     journey = journeys()[sys.argv[1]]
     app = build(None, size=SIZE, gpio="mock", app_class=DrivenApp)
-    failed: list[str] = []
-
-    async def drive() -> None:
-        while not app.app_has_started:
-            await asyncio.sleep(0.05)
-        await app.wait_clock_frames(5)
-        try:
-            await journey(app)
-        except BaseException:
-            failed.append(traceback.format_exc())
-        finally:
-            app.stop()
-
-    async def both() -> None:
-        await asyncio.gather(app.async_run(async_lib="asyncio"), drive())
-
-    asyncio.run(both())
-    if failed:
-        print(f"JOURNEY FAILED: {journey.__name__}\n{failed[0]}", file=sys.stderr)
-        return 1
-    return 0
+    return run_journey(app, journey)
 
 
 if __name__ == "__main__":

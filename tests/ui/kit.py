@@ -6,8 +6,11 @@ functions taking the running app. ``tests/ui/driver.py`` runs one of them in a f
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
+import traceback
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 
@@ -80,3 +83,31 @@ async def start_game(app: Any, title: str, players: Any) -> Any:
     await tap(app, find(app, "TouchButton", title))
     await tap(app, home.ids.start)
     return home
+
+
+def run_journey(app: Any, journey: Callable[[Any], Awaitable[None]]) -> int:
+    """Run *app* (a Kivy ``UnitKivyApp``) and drive *journey* through it once it has started;
+    stop the app either way. 0, or 1 with ``JOURNEY FAILED`` and the traceback on stderr."""
+    import sys
+
+    failed: list[str] = []
+
+    async def drive() -> None:
+        while not app.app_has_started:
+            await asyncio.sleep(0.05)
+        await app.wait_clock_frames(5)
+        try:
+            await journey(app)
+        except BaseException:
+            failed.append(traceback.format_exc())
+        finally:
+            app.stop()
+
+    async def both() -> None:
+        await asyncio.gather(app.async_run(async_lib="asyncio"), drive())
+
+    asyncio.run(both())
+    if failed:
+        print(f"JOURNEY FAILED: {journey.__name__}\n{failed[0]}", file=sys.stderr)
+        return 1
+    return 0
