@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
@@ -44,13 +45,15 @@ from typing import Any
 import cv2
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the Set photos' loader is the tests'
+
+from tests.vision import set_game  # noqa: E402
 from vision import markers, reader, synth_pieces
 from vision.calibration import calibrate
 from vision.errors import VisionError
 from vision.library import Library, warp
 from vision.reader import FoundPiece, UnknownPiece, read
 
-SET_GAME = Path(__file__).resolve().parent.parent / "tests" / "vision" / "data" / "set-game"
 CARD_MM = (57.0, 88.0)
 OUTCOMES = ("right", "misread", "unknown", "missed")
 _UNIT = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]], np.float32)
@@ -222,40 +225,20 @@ def run_timing(scenes: int, size: tuple[int, int], first_seed: int) -> dict[str,
 # -- the real photos -------------------------------------------------------------------------------
 
 
-def _crop(path: Path) -> np.ndarray:
-    image = cv2.imread(str(path))
-    if image is None:
-        raise SystemExit(f"cannot read {path}")
-    return np.asarray(cv2.flip(image, 1), np.uint8)  # the crops are mirror images
-
-
-def _reading_order(items: list[tuple[tuple[float, float], int]]) -> list[int]:
-    """As ``tests/vision/test_reader.py``: rows top to bottom (a new row where the step down
-    is over half the largest step), each left to right."""
-    by_y = sorted(items, key=lambda it: it[0][1])
-    steps = [b[0][1] - a[0][1] for a, b in zip(by_y, by_y[1:], strict=False)]
-    rows: list[list[tuple[tuple[float, float], int]]] = [[by_y[0]]] if by_y else []
-    for step, item in zip(steps, by_y[1:], strict=True):
-        if step > 0.5 * max(steps):
-            rows.append([])
-        rows[-1].append(item)
-    return [i for row in rows for _, i in sorted(row, key=lambda it: it[0][0])]
-
-
 def run_photos() -> dict[str, Any] | None:
     """The real-photo figures, or None without the photos."""
-    if not (SET_GAME / "labels.csv").is_file():
+    if not (set_game.SET_GAME / "labels.csv").is_file():
         return None
     with tempfile.TemporaryDirectory() as tmp:
         library = Library.create(Path(tmp) / "library")
-        train = sorted((SET_GAME / "crops_train_sample").glob("*/*.jpg"))
+        train = sorted((set_game.SET_GAME / "crops_train_sample").glob("*/*.jpg"))
         for path in train:
-            library.register("set-card", "rect", CARD_MM, _crop(path), front=path.parent.name)
-        crops = sorted((SET_GAME / "crops_test").glob("*/*.jpg"))
+            library.register("set-card", "rect", CARD_MM, set_game.crop(path), front=path.parent.name)
+        crops = sorted((set_game.SET_GAME / "crops_test").glob("*/*.jpg"))
         crop_found = crop_right = 0
         misses: list[str] = []
         for path in crops:
-            result = read(_crop(path), library)
+            result = read(set_game.crop(path), library)
             crop_found += bool(result.pieces or result.unknown)
             front = result.pieces[0].front if result.pieces else None
             crop_right += front == path.parent.name
@@ -263,17 +246,15 @@ def run_photos() -> dict[str, Any] | None:
                 misses.append(f"crop {path.parent.name}: read as {front or 'unknown'}")
         scenes: dict[str, dict[str, Any]] = {}
         times = []
-        for txt in sorted((SET_GAME / "scenes").glob("*.txt")):
+        for txt in sorted((set_game.SET_GAME / "scenes").glob("*.txt")):
             photo = next(p for p in txt.parent.glob(txt.stem + ".*") if p.suffix in (".jpg", ".png"))
-            image = cv2.imread(str(photo), cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)
-            if image is None:
-                raise SystemExit(f"cannot read {photo}")
-            labels = ["-".join(line.split()) for line in txt.read_text().splitlines() if line.strip()]
+            image = set_game.scene(photo)
+            labels = [set_game.label(line) for line in txt.read_text().splitlines() if line.strip()]
             t0 = time.perf_counter()
-            result = read(np.asarray(image, np.uint8), library)
+            result = read(image, library)
             times.append((time.perf_counter() - t0) * 1000)
             items: list[FoundPiece | UnknownPiece] = [*result.pieces, *result.unknown]
-            order = _reading_order([(it.center, i) for i, it in enumerate(items)])
+            order = set_game.reading_order([(it.center, i) for i, it in enumerate(items)])
             right = wrong = 0
             for truth, i in zip(labels, order, strict=False):
                 it = items[i]

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import statistics
 import time
 from collections.abc import Iterator
@@ -28,51 +27,19 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.vision.set_game import SET_GAME, crop, label, reading_order, scene
 from vision import reader
 from vision.calibration import TableCalibration
 from vision.errors import LayoutError, VisionError
 from vision.library import LIBRARY_FILE, Library
 from vision.reader import FoundPiece, ReadResult, UnknownPiece, read
 
-SET_GAME = Path(os.environ.get("COMPANION_SET_GAME_DATA", Path(__file__).with_name("data") / "set-game"))
 needs_photos = pytest.mark.skipif(not (SET_GAME / "labels.csv").is_file(),
                                   reason=f"the Set photographs are not at {SET_GAME}")
 CARD_MM = (57.0, 88.0)
 
 
 # -- helpers ------------------------------------------------------------------------------------------
-
-
-def _crop(path: Path) -> np.ndarray:
-    """A Set crop, mirrored back (see the module's docstring)."""
-    image = cv2.imread(str(path))
-    assert image is not None, path
-    return np.asarray(cv2.flip(image, 1), np.uint8)
-
-
-def _scene(path: Path) -> np.ndarray:
-    image = cv2.imread(str(path), cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)
-    assert image is not None, path
-    return np.asarray(image, np.uint8)
-
-
-def _label(line: str) -> str:
-    """``"2 red solid ovals"`` -> ``"2-red-solid-ovals"``, the folder names' format."""
-    return "-".join(line.split())
-
-
-def _reading_order(items: list[tuple[tuple[float, float], str]]) -> list[str]:
-    """Labels at *items*' centres in reading order: rows top to bottom (a new row where the
-    step down is over half the largest step: rows are a card apart, a row's own tilt much
-    less), each left to right."""
-    by_y = sorted(items, key=lambda it: it[0][1])
-    steps = [b[0][1] - a[0][1] for a, b in zip(by_y, by_y[1:], strict=False)]
-    rows: list[list[tuple[tuple[float, float], str]]] = [[by_y[0]]] if by_y else []
-    for step, item in zip(steps, by_y[1:], strict=True):
-        if step > 0.5 * max(steps):
-            rows.append([])
-        rows[-1].append(item)
-    return [label for row in rows for _, label in sorted(row, key=lambda it: it[0][0])]
 
 
 def _place(canvas: np.ndarray, piece: np.ndarray, center: tuple[float, float], angle_deg: float,
@@ -106,7 +73,7 @@ def set_library(tmp_path_factory: pytest.TempPathFactory) -> Library:
         pytest.skip(f"the Set photographs are not at {SET_GAME}")
     library = Library.create(tmp_path_factory.mktemp("set") / "library")
     for path in sorted((SET_GAME / "crops_train_sample").glob("*/*.jpg")):
-        library.register("set-card", "rect", CARD_MM, _crop(path), front=path.parent.name)
+        library.register("set-card", "rect", CARD_MM, crop(path), front=path.parent.name)
     return library
 
 
@@ -133,8 +100,8 @@ def scene_reads(set_library: Library) -> dict[str, tuple[list[str], ReadResult]]
     out = {}
     for txt in sorted((SET_GAME / "scenes").glob("*.txt")):
         photo = next(p for p in txt.parent.glob(txt.stem + ".*") if p.suffix in (".jpg", ".png"))
-        labels = [_label(line) for line in txt.read_text().splitlines() if line.strip()]
-        out[txt.stem] = (labels, read(_scene(photo), set_library))
+        labels = [label(line) for line in txt.read_text().splitlines() if line.strip()]
+        out[txt.stem] = (labels, read(scene(photo), set_library))
     return out
 
 
@@ -144,10 +111,10 @@ def photo_readings(set_library: Library, scene_reads: dict[str, tuple[list[str],
     readings: list[Reading] = []
     for name, (labels, result) in scene_reads.items():
         items: list[FoundPiece | UnknownPiece] = [*result.pieces, *result.unknown]
-        ordered = _reading_order([(it.center, str(i)) for i, it in enumerate(items)])
+        ordered = reading_order([(it.center, str(i)) for i, it in enumerate(items)])
         readings += [_as_reading(name, truth, items[int(i)]) for truth, i in zip(labels, ordered, strict=False)]
     for path in sorted((SET_GAME / "crops_test").glob("*/*.jpg")):
-        result = read(_crop(path), set_library)
+        result = read(crop(path), set_library)
         item = (result.pieces or result.unknown or (UnknownPiece((0.0, 0.0), False),))[0]
         readings.append(_as_reading(f"crop {path.name}", path.parent.name, item))
     return readings
@@ -248,7 +215,7 @@ def test_library_refuses_bad_names_and_a_second_library(tmp_path: Path) -> None:
 
 @needs_photos
 def test_library_register_finds_a_card_in_a_photo_and_flattens_it(tmp_path: Path) -> None:
-    card = _crop(next((SET_GAME / "crops_test" / "3-red-solid-ovals").glob("*.jpg")))
+    card = crop(next((SET_GAME / "crops_test" / "3-red-solid-ovals").glob("*.jpg")))
     photo = np.full((600, 800, 3), 25, np.uint8)
     _place(photo, card, (420, 280), 100.0, 200)  # turned past a quarter, as a card may lie
     library = Library.create(tmp_path)
@@ -365,7 +332,7 @@ def test_read_with_calibration_reports_mm_and_checks_size(set_library: Library) 
     h = np.array([[3.0, 0.0, 40.0], [0.0, 3.0, 30.0], [0.0, 0.0, 1.0]])
     calibration = TableCalibration(h, 0.0, (), {}, (900, 600))
     frame = np.full((600, 900, 3), 20, np.uint8)
-    card = _crop(next((SET_GAME / "crops_test" / "2-red-solid-ovals").glob("*.jpg")))
+    card = crop(next((SET_GAME / "crops_test" / "2-red-solid-ovals").glob("*.jpg")))
     _place(frame, card, (40 + 3 * 60, 30 + 3 * 80), 90.0, 3 * 57)  # a card at (60, 80) mm
     _place(frame, card, (40 + 3 * 180, 30 + 3 * 90), 0.0, 3 * 57 * 1.4)  # a card 40 % too large
     result = read(frame, calibration=calibration, library=set_library)
@@ -386,7 +353,7 @@ def test_read_empty_table_frame_separates_pieces_from_a_busy_table(set_library: 
     frame = empty.copy()
     names = ["1-green-solid-squiggle", "3-red-striped-diamonds", "2-purple-empty-diamonds"]
     for i, name in enumerate(names):
-        card = _crop(next((SET_GAME / "crops_test" / name).glob("*.jpg")))
+        card = crop(next((SET_GAME / "crops_test" / name).glob("*.jpg")))
         _place(frame, card, (300 + 340 * i, 360), 15.0 * i, 150)
     result = read(frame, set_library, empty=empty)
     assert sorted(str(p.front) for p in result.pieces) == sorted(names)
@@ -422,7 +389,7 @@ def twenty_cards() -> Iterator[tuple[np.ndarray, list[tuple[str, float]]]]:
     for i in range(20):
         path = crops[i % len(crops)]
         angle = 90.0 + (-12, -5, 0, 7, 14)[i % 5] + (180 if i % 3 == 0 else 0)
-        _place(frame, _crop(path), (128 + 256 * (i % 5), 90 + 180 * (i // 5)), angle, 98)
+        _place(frame, crop(path), (128 + 256 * (i % 5), 90 + 180 * (i // 5)), angle, 98)
         placed.append((path.parent.name, angle))
     yield frame, placed
 
