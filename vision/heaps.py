@@ -62,7 +62,7 @@ def split_heap(outline_mm: np.ndarray, kinds: Sequence[PieceKind]) -> list[tuple
     if len(outline) < 4 or not kinds:
         return []
     area = abs(float(cv2.contourArea(outline.astype(np.float32))))
-    areas = [_area(k) for k in kinds]
+    areas = [k.area_mm2 for k in kinds]
     if not min(areas) * (1 + LEFT_MAX) < area < HEAP_PIECES_MAX * max(areas):
         return []  # one piece's worth or less (a bitten piece, a crumb), or a whole pile
     heap = _Heap(outline)
@@ -137,10 +137,6 @@ def _along(polygon: np.ndarray, step: float) -> np.ndarray:
     side = np.repeat(np.arange(len(a)), n)
     t = (np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)) / np.repeat(n, n)
     return np.asarray(a[side] + d[side] * t[:, None], np.float64)
-
-
-def _area(kind: PieceKind) -> float:
-    return math.prod(kind.size_mm) * (math.pi / 4 if kind.shape == "disc" else 1.0)
 
 
 def _disc_frame(circle: np.ndarray, kind: PieceKind) -> np.ndarray:

@@ -105,6 +105,12 @@ class PieceKind:
         return self.shape == "disc" or abs(w - h) <= 0.02 * max(w, h)
 
     @property
+    def area_mm2(self) -> float:
+        """The piece's area in mm² (a disc's is its circle's)."""
+        w, h = self.size_mm
+        return w * h * (math.pi / 4 if self.shape == "disc" else 1.0)
+
+    @property
     def aspect(self) -> float:
         """Shorter side over longer side (1.0 for a disc)."""
         w, h = self.size_mm

@@ -278,7 +278,7 @@ def read(image: np.ndarray, library: Library, *, calibration: TableCalibration |
     mh, mw = mask.shape
     area_min = PIECE_AREA_MIN * mh * mw
     if plane.in_mm and refs.kinds:
-        smallest = min(_kind_area(k) for k in refs.kinds)
+        smallest = min(k.area_mm2 for k in refs.kinds)
         area_min = SMALLEST_PIECE_SHARE * smallest * (plane.work_per_unit / plane.work_scale * seg_scale) ** 2
     for c in contours:
         moments = cv2.moments(c)
@@ -291,7 +291,7 @@ def read(image: np.ndarray, library: Library, *, calibration: TableCalibration |
         hull_area = abs(float(cv2.contourArea(cv2.convexHull(pts.astype(np.float32))))) if plane.in_mm \
             else 0.0
         fits = [(kind, frame) for kind in refs.kinds
-                if (not plane.in_mm or abs(hull_area / _kind_area(kind) - 1) <= FIT_AREA_SPAN)
+                if (not plane.in_mm or abs(hull_area / kind.area_mm2 - 1) <= FIT_AREA_SPAN)
                 and (frame := (fit_rect if kind.shape == "rect" else fit_disc)(pts, kind, in_mm=plane.in_mm))
                 is not None]
         if is_cut and not fits:
@@ -652,10 +652,6 @@ class _Verdict:
         return FoundPiece(self.kind.name, "down" if self.identity == "" else "up", self.identity or None,
                           plane.report((cx, cy)), plane.reports_mm, angle, max(0.0, confidence),
                           self.score, self.margin, _points(outline))
-
-
-def _kind_area(kind: PieceKind) -> float:
-    return math.prod(kind.size_mm) * (math.pi / 4 if kind.shape == "disc" else 1.0)
 
 
 def _unit_outline(kind: PieceKind, frame: np.ndarray) -> np.ndarray:
