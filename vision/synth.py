@@ -856,7 +856,7 @@ def _sticker_keep_out(layout: Layout) -> list[BaseGeometry]:
     return out
 
 
-def _area(layout: Layout) -> tuple[float, float]:
+def table_area(layout: Layout) -> tuple[float, float]:
     """The play area's (width, height) mm: the layout's, else what the table markers span."""
     if layout.play_area_mm is not None:
         return layout.play_area_mm
@@ -892,7 +892,7 @@ def random_pieces(rng: np.random.Generator, layout: Layout, track: Polygon, coun
     except that with probability *contact_chance* one dragon is put against a template
     (gap -1.5..1.5 mm: touching, or just overlapping, the dragon drawn above).
     """
-    aw, ah = _area(layout)
+    aw, ah = table_area(layout)
     stickers = keep_out if keep_out is not None else _sticker_keep_out(layout)
     blocked = unary_union([k.buffer(PIECE_KEEP_OUT_MM) for k in stickers]) if stickers else Polygon()
     inside = box(1.0, 1.0, aw - 1.0, ah - 1.0)
@@ -1296,7 +1296,7 @@ def random_scene(seed: int, size: tuple[int, int] = (1280, 720), layout: Layout 
     streams = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(9)]
     r_cam, r_track, r_pieces, r_board, r_fx, r_draw, r_seeds = streams[:7]
     r_noise = streams[8] if empty else streams[7]  # two frames never share their sensor noise
-    area = _area(lay)
+    area = table_area(lay)
     camera = random_camera(r_cam, size, area)
     stickers: list[tuple[BaseGeometry, BaseGeometry]] = []
     keep_out: list[BaseGeometry] = []

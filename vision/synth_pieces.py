@@ -49,7 +49,7 @@ from vision.calibration import Lens
 from vision.layout import Layout, load_layout
 from vision.library import Library
 from vision.reader import FoundPiece, ReadResult
-from vision.synth import CameraModel, Effects, random_camera, render_texture_on_table
+from vision.synth import CameraModel, Effects, random_camera, render_texture_on_table, table_area
 
 TEXTURE_PX_PER_MM = 4.0
 """The table texture's (and each face's art's) resolution: the library's own scale."""
@@ -529,13 +529,6 @@ class PieceScene:
         return Lens(np.asarray(self.camera.K, np.float64), np.asarray(self.camera.dist, np.float64))
 
 
-def _area(layout: Layout) -> tuple[float, float]:
-    if layout.play_area_mm is not None:
-        return layout.play_area_mm
-    pts = np.concatenate([m.corners_mm for m in layout.table_markers])
-    return float(pts[:, 0].max() + 10), float(pts[:, 1].max() + 10)
-
-
 def _view_bounds(camera: CameraModel, area: tuple[float, float]) -> tuple[float, float, float, float]:
     """The table rectangle (mm) the camera sees, a little grown, whole mm."""
     w, h = camera.size
@@ -897,7 +890,7 @@ def random_piece_scene(seed: int, size: tuple[int, int] = (1280, 720), count: tu
     lay = layout if layout is not None else load_layout()
     streams = [np.random.default_rng(s) for s in np.random.SeedSequence([seed, 0x5CE]).spawn(8)]
     r_cam, r_cloth, r_marks, r_place, r_distract, r_fx, r_noise, r_empty = streams
-    area = _area(lay)
+    area = table_area(lay)
     art = piece_art(art_seed)
     camera = random_camera(r_cam, size, area)
     x0, y0, x1, y1 = _view_bounds(camera, area)
