@@ -87,6 +87,8 @@ PIECE_AREA_MIN = 0.10
 smaller is print on a piece that fills the image."""
 
 _UNIT_SQUARE = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]], np.float32)
+_WARP_CHECK = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0],
+                        [0.5, 0.0], [1.0, 0.5], [0.5, 1.0], [0.0, 0.5], [0.5, 0.5]], np.float64)
 
 
 @dataclass(frozen=True)
@@ -631,18 +633,18 @@ def warp(image: np.ndarray, frame: np.ndarray, size_px: tuple[int, int],
     maps to *image*'s pixels. The piece is sampled at up to 4 x 4 points per output pixel
     and averaged, so fine print (stripes) does not alias. Through *to_image*, a piece is
     small enough that the map is a homography to within :data:`WARP_HOMOGRAPHY_PX` (a
-    lens's distortion bends it little over a card): then one is fitted to a 3 x 3 grid and
-    used, else every sample is mapped.
+    lens's distortion bends it little over a card): then the one through the corners is
+    used (checked at the edges' middles and the centre), else every sample is mapped.
     """
     w, h = size_px
-    corners = _apply(frame, _UNIT_SQUARE.astype(np.float64))
-    if to_image is not None:
-        corners = np.asarray(to_image(corners), np.float64)
-        grid = np.stack(np.meshgrid(np.linspace(0, 1, 3), np.linspace(0, 1, 3)), axis=-1).reshape(-1, 2)
-        seen = np.asarray(to_image(_apply(frame, grid)), np.float64)
-        fitted, _ = cv2.findHomography(grid, seen, 0)
-        if fitted is not None and float(np.abs(_apply(fitted, grid) - seen).max()) <= WARP_HOMOGRAPHY_PX:
-            return warp(image, np.asarray(fitted, np.float64), size_px)
+    if to_image is None:
+        corners = _apply(frame, _UNIT_SQUARE.astype(np.float64))
+    else:  # the corners' homography, checked at the edges' middles and the centre
+        seen = np.asarray(to_image(_apply(frame, _WARP_CHECK)), np.float64)
+        corners = seen[:4]
+        fitted = np.asarray(cv2.getPerspectiveTransform(_UNIT_SQUARE, corners.astype(np.float32)), np.float64)
+        if float(np.abs(_apply(fitted, _WARP_CHECK[4:]) - seen[4:]).max()) <= WARP_HOMOGRAPHY_PX:
+            return warp(image, fitted, size_px)
     span_px = max(np.linalg.norm(corners[1] - corners[0]) / w, np.linalg.norm(corners[3] - corners[0]) / h)
     over = int(min(4, max(1, math.ceil(span_px))))
     ow, oh = w * over, h * over

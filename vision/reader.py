@@ -47,6 +47,7 @@ where the Set photos read as well as before.
 
 from __future__ import annotations
 
+import functools
 import math
 import weakref
 from collections.abc import Sequence
@@ -55,6 +56,7 @@ from typing import Any
 
 import cv2
 import numpy as np
+from threadpoolctl import ThreadpoolController
 
 from vision import markers
 from vision.calibration import TableCalibration
@@ -252,6 +254,21 @@ def read(image: np.ndarray, library: Library, *, calibration: TableCalibration |
     :raises ValueError: for an image that is not 8-bit BGR, *empty* of another size, or a
         *px_per_mm* that is not positive.
     """
+    # one BLAS thread: each comparison is a small matrix-vector product, for which OpenBLAS
+    # would start threads whose spinning costs milliseconds whenever another process holds
+    # a core (measured: 0.05 ms on one thread against 0.02-8 ms threaded, on a busy 2-core box)
+    with _blas_controller().limit(limits=1, user_api="blas"):
+        return _read(image, library, calibration, layout_dictionary, px_per_mm, empty, seen_markers)
+
+
+@functools.cache
+def _blas_controller() -> ThreadpoolController:
+    return ThreadpoolController()
+
+
+def _read(image: np.ndarray, library: Library, calibration: TableCalibration | None,
+          layout_dictionary: str | None, px_per_mm: float | None, empty: np.ndarray | None,
+          seen_markers: dict[int, np.ndarray] | None) -> ReadResult:
     if image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3:
         raise ValueError(f"image: must be 8-bit BGR (got {image.dtype} {image.shape})")
     if empty is not None and empty.shape != image.shape:
@@ -588,7 +605,9 @@ def _features_at(image: np.ndarray, kind: PieceKind, levels: Sequence[float]) ->
     """
     region = _region(kind, (image.shape[0], image.shape[1]))
     img = image.astype(np.float32)
-    paper = np.percentile(img[::2, ::2][region[::2, ::2]], PAPER_PERCENTILE, axis=0)  # every 4th: as good
+    sample = img[::2, ::2][region[::2, ::2]]  # every 4th pixel: as good
+    k = round(PAPER_PERCENTILE / 100 * (len(sample) - 1))
+    paper = np.partition(sample, k, axis=0)[k]  # the percentile, 8x faster than np.percentile
     ratio = np.minimum(img / np.maximum(paper, 1.0), 1.0) - 1.0
     dark = ratio.mean(axis=2)
     # weighted by brightness: a dark pixel's colour is mostly noise and JPEG (a tile's
@@ -684,11 +703,9 @@ def _identify(work: np.ndarray, fits: list[tuple[PieceKind, np.ndarray]], refs: 
 
 def _score_all(f: _Features, r: _KindRefs, frame: np.ndarray, best: _Best) -> None:
     """Scores *f* against every reference row of *r*; keeps each identity's best in *best*."""
-    # einsum, not @: a matrix-vector product this size makes OpenBLAS start threads, whose
-    # spinning costs milliseconds whenever another process holds a core (measured: 0.1 ms
-    # single-threaded against 0.02-8 ms threaded, on a busy 2-core box)
-    luma = np.einsum("ij,j->i", r.luma, f.luma)
-    colour = np.einsum("ij,j->i", r.chroma, f.chroma)
+    # BLAS on one thread (see read): 0.05 ms for a coin's 252 rows, against 0.1 ms for einsum
+    luma = r.luma @ f.luma
+    colour = r.chroma @ f.chroma
     grey = (r.chroma_strength < CHROMA_MIN) & (f.chroma_strength < CHROMA_MIN)
     scores = luma - np.where(grey, 0.0, COLOUR_WEIGHT * np.maximum(0.0, COLOUR_GATE - colour))
     # each identity's rows are consecutive: its best row by one reduction per identity
