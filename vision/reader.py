@@ -137,7 +137,12 @@ more, more than shapes differ by. Gates 0.5 and 0.7 and weights 1-4 read within 
 CHROMA_MIN = 0.04
 """A face whose colour map is this weak next to its darkness map has no colour to compare
 (grey print, a black-and-white piece; the faintest Set card, thin purple lines under warm
-light, is 0.06); the colour term is skipped when both faces are this grey."""
+light, is 0.06)..."""
+SEEN_GREY_MAX = 0.1
+"""...and the colour term is skipped when a reference is that grey and the face seen shows
+no more colour than this: a camera's noise and JPEG give a grey face some (synthetic
+scenes: a grey coin seen at 25 px shows 0.07 at the median, a coloured one 0.13 or more in
+19 of 20)."""
 MIN_SCORE = 0.55
 """The best face must score at least this. Right answers on the Set photos score 0.66 or
 more (median 0.97); a card in a shadow it cannot see through, or a blank, under 0.5."""
@@ -706,7 +711,7 @@ def _score_all(f: _Features, r: _KindRefs, frame: np.ndarray, best: _Best) -> No
     # BLAS on one thread (see read): 0.05 ms for a coin's 252 rows, against 0.1 ms for einsum
     luma = r.luma @ f.luma
     colour = r.chroma @ f.chroma
-    grey = (r.chroma_strength < CHROMA_MIN) & (f.chroma_strength < CHROMA_MIN)
+    grey = (r.chroma_strength < CHROMA_MIN) & (f.chroma_strength < SEEN_GREY_MAX)
     scores = luma - np.where(grey, 0.0, COLOUR_WEIGHT * np.maximum(0.0, COLOUR_GATE - colour))
     # each identity's rows are consecutive: its best row by one reduction per identity
     for start, stop in zip(r.starts, (*r.starts[1:], len(scores)), strict=True):

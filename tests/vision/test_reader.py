@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import json
 import math
-import statistics
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +29,7 @@ from tests.vision.set_game import SET_GAME, crop, label, reading_order, scene
 from vision import reader
 from vision.calibration import TableCalibration
 from vision.errors import LayoutError, VisionError
-from vision.library import LIBRARY_FILE, Library
+from vision.library import LIBRARY_FILE, Library, PieceKind
 from vision.reader import FoundPiece, ReadResult, UnknownPiece, read
 
 needs_photos = pytest.mark.skipif(not (SET_GAME / "labels.csv").is_file(),
@@ -301,6 +299,30 @@ def test_read_blank_card_is_unknown_not_guessed(set_library: Library) -> None:
     assert result.unknown[0].score < reader.MIN_SCORE
 
 
+def test_grey_face_seen_with_a_cameras_colour_noise_still_matches_and_a_coloured_one_does_not() -> None:
+    kind = PieceKind("coin", "disc", (25.0, 25.0))
+    size = reader._compare_size(kind)
+    grey = np.asarray(cv2.resize(_token("G", (190, 190, 190)), size, interpolation=cv2.INTER_AREA), np.uint8)
+    ringed = grey.copy()
+    cv2.circle(ringed, (size[0] // 2, size[1] // 2), size[0] // 3, (200, 90, 20), 3, cv2.LINE_AA)
+    refs = reader._kind_refs(kind, size, [("grey", grey), ("ringed", ringed)])
+    assert refs.chroma_strength[0] < reader.CHROMA_MIN  # a grey face: its colour map is empty
+    # the grey face as a small, noisy camera sees it: some colour from the noise alone
+    noise = cv2.GaussianBlur(np.random.default_rng(0).normal(0, 50, grey.shape).astype(np.float32), (0, 0), 1.5)
+    seen = np.asarray(np.clip(grey + noise, 0, 255), np.uint8)
+    f = reader._features(seen, kind)
+    assert reader.CHROMA_MIN < f.chroma_strength < reader.SEEN_GREY_MAX
+    best: dict[tuple[str, str], tuple[float, float, PieceKind, np.ndarray, float]] = {}
+    reader._score_all(f, refs, np.eye(3), best)
+    assert best[("coin", "grey")][0] > 0.9 > best[("coin", "ringed")][0]
+    # a face with a coloured ring is no grey face, however alike their darkness
+    f = reader._features(ringed, kind)
+    assert f.chroma_strength > reader.SEEN_GREY_MAX
+    best.clear()
+    reader._score_all(f, refs, np.eye(3), best)
+    assert best[("coin", "ringed")][0] > 0.9 and best[("coin", "grey")][0] < reader.MIN_SCORE
+
+
 def test_read_discs_faces_up_and_down_and_their_turn(tmp_path: Path) -> None:
     library = Library.create(tmp_path)
     for name in "AB":  # each registered from a "photo": the token alone on a dark cloth
@@ -394,17 +416,10 @@ def twenty_cards() -> Iterator[tuple[np.ndarray, list[tuple[str, float]]]]:
     yield frame, placed
 
 
-def test_read_twenty_cards_in_a_1280x720_frame_quickly(
+def test_read_twenty_cards_in_a_1280x720_frame(
         set_library: Library, twenty_cards: tuple[np.ndarray, list[tuple[str, float]]]) -> None:
     frame, placed = twenty_cards
-    result = read(frame, set_library)  # the first read also prepares the references
-    times_ms = []
-    for _ in range(5):
-        t0 = time.perf_counter()
-        read(frame, set_library)
-        times_ms.append((time.perf_counter() - t0) * 1000)
-    print(f"read 1280x720, 20 cards: median {statistics.median(times_ms):.1f} ms, "
-          f"best {min(times_ms):.1f} ms")
+    result = read(frame, set_library)  # its speed: benchmarks/piece_reading.py
     assert len(result.pieces) + len(result.unknown) == 20
     read_as = {(round(p.center[0]), round(p.center[1])): p for p in result.pieces}
     right = 0
@@ -415,5 +430,3 @@ def test_read_twenty_cards_in_a_1280x720_frame_quickly(
             right += 1
             assert _angle_error(piece.angle_deg, angle, 180.0) < 4
     assert right >= 18
-    # generous for a loaded CI box; ~25 ms on the 2-core dev box (x86, 2026)
-    assert statistics.median(times_ms) < 250
