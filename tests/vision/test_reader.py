@@ -391,6 +391,20 @@ def test_read_blanks_out_table_markers(set_library: Library) -> None:
     assert read(frame, set_library, layout_dictionary="DICT_4X4_50").to_json() == {"pieces": [], "unknown": []}
 
 
+@needs_photos
+def test_read_with_the_empty_table_keeps_a_card_beside_a_marker_whole(set_library: Library) -> None:
+    marker = cv2.aruco.generateImageMarker(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), 3, 120)
+    empty = np.full((480, 640, 3), 20, np.uint8)
+    empty[150:330, 100:280] = 255  # the printed sheet, white around the marker
+    empty[180:300, 130:250] = marker[:, :, None]
+    frame = empty.copy()
+    name = "3-red-striped-diamonds"
+    _place(frame, crop(next((SET_GAME / "crops_test" / name).glob("*.jpg"))), (400, 240), 10.0, 150)
+    # the card lies within the marker's blanked margin: blanking would cut a strip off it
+    result = read(frame, set_library, layout_dictionary="DICT_4X4_50", empty=empty)
+    assert [p.front for p in result.pieces] == [name] and result.unknown == ()
+
+
 def test_read_refuses_bad_input(set_library: Library) -> None:
     with pytest.raises(ValueError, match="8-bit BGR"):
         read(np.zeros((10, 10), np.uint8), set_library)
