@@ -9,8 +9,10 @@ those into whole pieces of the library's sizes and keeps the ones the heap expla
    corner: the rect of each kind's size laid from it along both sides, either way round.
    Every stretch of outline bent like a kind's disc votes for the centre one radius
    inwards (a Hough transform with the radius known); each peak is a disc.
-2. **Checks.** A hypothesis must lie inside the heap (:data:`INSIDE_MIN` of its area: the
-   pieces over and under it are part of the heap too), and the heap's outline must run
+2. **Checks.** A hypothesis must lie inside the heap grown by :data:`NEAR_EDGE_MM`
+   (:data:`INSIDE_MIN` of its area: the pieces over and under it are part of the heap too;
+   the margin is for an outline segmented a pixel short, which a whole coin of the kind's
+   size would otherwise overhang by 15 %), and the heap's outline must run
    along its edge for :data:`SUPPORT_MIN` of its perimeter: a piece covered by at most a
    fifth still shows that much of its edge.
 3. **Choice.** Best supported first, a hypothesis is taken when it covers mostly heap not
@@ -104,6 +106,9 @@ class _Heap:
         cv2.polylines(edge, [self._px(outline)], True, 255, 1)
         to_edge = np.asarray(cv2.distanceTransform(255 - edge, cv2.DIST_L2, 3), np.float32)
         self.to_edge_mm = to_edge / PX_PER_MM
+        # the heap and a margin of NEAR_EDGE_MM around it: a hypothesis off by that much
+        # (its centre or turn as the outline gives them) still lies inside
+        self.grown = self.mask | (self.to_edge_mm <= NEAR_EDGE_MM)
 
     def _px(self, points: np.ndarray) -> np.ndarray:
         return np.asarray(np.round((points - self.origin) * PX_PER_MM), np.int32).reshape(-1, 1, 2)
@@ -118,7 +123,7 @@ class _Heap:
         not inside the heap."""
         area = self.draw(shape)
         size = np.count_nonzero(area)
-        if size == 0 or np.count_nonzero(area & self.mask) < INSIDE_MIN * size:
+        if size == 0 or np.count_nonzero(area & self.grown) < INSIDE_MIN * size:
             return None
         samples = _along(shape, 1.0 / PX_PER_MM)
         px = np.round((samples - self.origin) * PX_PER_MM).astype(int)
