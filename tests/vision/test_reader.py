@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 from tests.vision.set_game import SET_GAME, crop, label, reading_order, scene
-from vision import reader
+from vision import reader, synth_pieces
 from vision.calibration import TableCalibration
 from vision.errors import LayoutError, VisionError
 from vision.library import LIBRARY_FILE, Library, PieceKind
@@ -321,6 +321,24 @@ def test_grey_face_seen_with_a_cameras_colour_noise_still_matches_and_a_coloured
     best.clear()
     reader._score_all(f, refs, np.eye(3), best)
     assert best[("coin", "ringed")][0] > 0.9 and best[("coin", "grey")][0] < reader.MIN_SCORE
+
+
+def test_a_face_the_library_lacks_is_unknown_though_it_shares_the_kinds_layout(tmp_path: Path) -> None:
+    art = synth_pieces.piece_art(0)["card"]  # six fronts in one frame, with text lines alike
+    library = Library.create(tmp_path)
+    for front in art.fronts:
+        if front != "giant":
+            library.register("card", "rect", art.size_mm, synth_pieces.face_photo(art, front), front=front)
+    library.register("card", "rect", art.size_mm, synth_pieces.face_photo(art, None), back=True)
+    for front in ("giant", "archer"):  # seen at 1.2 px/mm, as a camera over the whole table
+        photo = synth_pieces.face_photo(art, front)
+        small = np.asarray(cv2.resize(photo, None, fx=0.3, fy=0.3, interpolation=cv2.INTER_AREA), np.uint8)
+        result = read(small, library, px_per_mm=synth_pieces.TEXTURE_PX_PER_MM * 0.3)
+        if front == "archer":
+            assert [p.front for p in result.pieces] == ["archer"]
+        else:  # it scores as well as a right answer against the archer: only its distinct part tells
+            assert result.pieces == () and [u.best for u in result.unknown] == ["card/archer"]
+            assert result.unknown[0].score is not None and result.unknown[0].score >= reader.MIN_SCORE
 
 
 def test_read_discs_faces_up_and_down_and_their_turn(tmp_path: Path) -> None:
