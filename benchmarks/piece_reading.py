@@ -18,6 +18,11 @@ Real photos (``tests/vision/data/set-game``): the 162 reference crops registered
 fronts of ``set-card`` (mirrored back first, see ``tests/vision/test_reader.py``), then
 the 15 test crops and the 6 scenes (72 cards) read without a calibration.
 
+Faces the library lacks: each synthetic frame is also read with a library of every other
+front of each kind (``left_out_fronts``), and the Set photos with a library of two thirds
+of the 81 faces. A piece of a left-out face must come back unknown; one reported as known
+is the reader taking it for a look-alike.
+
 Timing: 20-piece frames (seeds from 1000), read with the empty-table frame and the
 markers found beforehand (as the app does, for its calibration).
 
@@ -114,9 +119,12 @@ def run_synthetic(scenes: int, size: tuple[int, int], first_seed: int, oracle: b
     misreads: list[str] = []
     failures: list[str] = []
     piece_count = Counter[str]()
+    left_out = left_out_fronts(art_seed)
+    partial = Counter[str]()
     with tempfile.TemporaryDirectory() as tmp:
         library = synth_pieces.make_library(Path(tmp) / "library", seed=art_seed)
         read(np.zeros((size[1], size[0], 3), np.uint8), library)  # prepares the references: not timed
+        part = synth_pieces.make_library(Path(tmp) / "part", seed=art_seed, left_out=left_out)
         for seed in range(first_seed, first_seed + scenes):
             t0 = time.perf_counter()
             scene = synth_pieces.random_piece_scene(seed, size=size, art_seed=art_seed)
@@ -161,6 +169,18 @@ def run_synthetic(scenes: int, size: tuple[int, int], first_seed: int, oracle: b
                 for where, label in score.extra:
                     extras[m][where] += 1
                     extra_labels[m][f"{where}: {label}"] += 1
+            # the library without half the fronts: each left-out piece must come back unknown
+            lacking = read(scene.image, part, calibration=cal, seen_markers=seen, empty=scene.empty)
+            score = synth_pieces.score_reading(scene, lacking)
+            for o in score.pieces:
+                if o.truth.label in left_out:
+                    partial["left_out"] += 1
+                    if o.outcome == "misread":
+                        partial["left_out_reported"] += 1
+                        partial[f"{o.truth.label} read as {o.read_as}"] += 1
+                else:
+                    partial["kept"] += 1
+                    partial["kept_right"] += o.outcome == "right"
             if oracle:
                 for kind, face, verdict in _oracle(scene, library, cal.to_image):
                     oracle_counts[f"{kind} {face}"][verdict] += 1
@@ -196,9 +216,20 @@ def run_synthetic(scenes: int, size: tuple[int, int], first_seed: int, oracle: b
                                      "right_share": _share(c["right"], sum(c.values()))}
                                  for k, c in sorted(oracle_counts.items())} if oracle else None,
         "misreads": misreads,
+        "fronts_left_out": {"fronts": sorted(left_out), "pieces": partial["left_out"],
+                            "reported_as_known": partial["left_out_reported"],
+                            "as_what": {k: v for k, v in partial.most_common() if " read as " in k},
+                            "kept_pieces": partial["kept"], "kept_right": partial["kept_right"]},
         "coin_diameter_px_p50": _pct(coin_px, 50), "art_seed": art_seed,
         "render_ms_p50": _pct(render_ms, 50), "calibrate_ms_p50": _pct(calibrate_ms, 50),
     }
+
+
+def left_out_fronts(art_seed: int) -> frozenset[str]:
+    """Every other front of each kind (``"kind/front"``): left out of a library to see that
+    a face the library lacks is reported as unknown, not as a look-alike."""
+    return frozenset(f"{name}/{front}" for name, art in synth_pieces.piece_art(art_seed).items()
+                     for front in list(art.fronts)[1::2])
 
 
 def run_timing(scenes: int, size: tuple[int, int], first_seed: int) -> dict[str, Any]:
@@ -225,51 +256,67 @@ def run_timing(scenes: int, size: tuple[int, int], first_seed: int) -> dict[str,
 # -- the real photos -------------------------------------------------------------------------------
 
 
+def _read_set(library: Library) -> tuple[list[tuple[str, str, FoundPiece | UnknownPiece | None]],
+                                         dict[str, dict[str, Any]], list[float]]:
+    """Each Set card of the test crops and the scenes read with *library*: (where, its label,
+    what was read there); each scene's size and item count; each scene's read time."""
+    out: list[tuple[str, str, FoundPiece | UnknownPiece | None]] = []
+    for path in sorted((set_game.SET_GAME / "crops_test").glob("*/*.jpg")):
+        result = read(set_game.crop(path), library)
+        found: list[FoundPiece | UnknownPiece] = [*result.pieces, *result.unknown]
+        out.append(("crop", path.parent.name, found[0] if found else None))
+    sizes: dict[str, dict[str, Any]] = {}
+    times = []
+    for txt in sorted((set_game.SET_GAME / "scenes").glob("*.txt")):
+        photo = next(p for p in txt.parent.glob(txt.stem + ".*") if p.suffix in (".jpg", ".png"))
+        image = set_game.scene(photo)
+        labels = [set_game.label(line) for line in txt.read_text().splitlines() if line.strip()]
+        t0 = time.perf_counter()
+        result = read(image, library)
+        times.append((time.perf_counter() - t0) * 1000)
+        items: list[FoundPiece | UnknownPiece] = [*result.pieces, *result.unknown]
+        order = set_game.reading_order([(it.center, i) for i, it in enumerate(items)])
+        out += [(txt.stem, truth, items[i]) for truth, i in zip(labels, order, strict=False)]
+        sizes[txt.stem] = {"found": len(items), "size": [image.shape[1], image.shape[0]]}
+    return out, sizes, times
+
+
+def _front(item: FoundPiece | UnknownPiece | None) -> str | None:
+    return item.front if isinstance(item, FoundPiece) else None
+
+
 def run_photos() -> dict[str, Any] | None:
     """The real-photo figures, or None without the photos."""
     if not (set_game.SET_GAME / "labels.csv").is_file():
         return None
+    train = sorted((set_game.SET_GAME / "crops_train_sample").glob("*/*.jpg"))
+    names = sorted({path.parent.name for path in train})
+    left_out = set(names[::3])  # a third of the 81 faces, for the library that lacks them
     with tempfile.TemporaryDirectory() as tmp:
         library = Library.create(Path(tmp) / "library")
-        train = sorted((set_game.SET_GAME / "crops_train_sample").glob("*/*.jpg"))
+        part = Library.create(Path(tmp) / "part")
         for path in train:
             library.register("set-card", "rect", CARD_MM, set_game.crop(path), front=path.parent.name)
-        crops = sorted((set_game.SET_GAME / "crops_test").glob("*/*.jpg"))
-        crop_found = crop_right = 0
-        misses: list[str] = []
-        for path in crops:
-            result = read(set_game.crop(path), library)
-            crop_found += bool(result.pieces or result.unknown)
-            front = result.pieces[0].front if result.pieces else None
-            crop_right += front == path.parent.name
-            if front != path.parent.name:
-                misses.append(f"crop {path.parent.name}: read as {front or 'unknown'}")
-        scenes: dict[str, dict[str, Any]] = {}
-        times = []
-        for txt in sorted((set_game.SET_GAME / "scenes").glob("*.txt")):
-            photo = next(p for p in txt.parent.glob(txt.stem + ".*") if p.suffix in (".jpg", ".png"))
-            image = set_game.scene(photo)
-            labels = [set_game.label(line) for line in txt.read_text().splitlines() if line.strip()]
-            t0 = time.perf_counter()
-            result = read(image, library)
-            times.append((time.perf_counter() - t0) * 1000)
-            items: list[FoundPiece | UnknownPiece] = [*result.pieces, *result.unknown]
-            order = set_game.reading_order([(it.center, i) for i, it in enumerate(items)])
-            right = wrong = 0
-            for truth, i in zip(labels, order, strict=False):
-                it = items[i]
-                if isinstance(it, FoundPiece) and it.front == truth:
-                    right += 1
-                else:
-                    if isinstance(it, FoundPiece):
-                        wrong += 1
-                    misses.append(f"{txt.stem}: {truth} read as "
-                                  f"{it.front if isinstance(it, FoundPiece) else 'unknown'}")
-            scenes[txt.stem] = {"cards": len(labels), "found": len(items), "identified": right,
-                                "read_as_another_card": wrong, "size": [image.shape[1], image.shape[0]]}
+            if path.parent.name not in left_out:
+                part.register("set-card", "rect", CARD_MM, set_game.crop(path), front=path.parent.name)
+        readings, sizes, times = _read_set(library)
+        partial, _, _ = _read_set(part)
+    crops = [(truth, item) for where, truth, item in readings if where == "crop"]
+    misses = [f"{where}: {truth} read as {_front(item) or 'unknown'}" for where, truth, item in readings
+              if _front(item) != truth]
+    scenes: dict[str, dict[str, Any]] = {}
+    for where, truth, item in readings:
+        if where != "crop":
+            s = scenes.setdefault(where, {"cards": 0, **sizes[where], "identified": 0,
+                                          "read_as_another_card": 0})
+            s["cards"] += 1
+            s["identified"] += _front(item) == truth
+            s["read_as_another_card"] += _front(item) not in (None, truth)
+    lacking = [(truth, _front(item)) for _, truth, item in partial if truth in left_out]
     return {
         "references": len(train),
-        "crops": {"n": len(crops), "found": crop_found, "identified": crop_right},
+        "crops": {"n": len(crops), "found": sum(item is not None for _, item in crops),
+                  "identified": sum(_front(item) == truth for truth, item in crops)},
         "scenes": scenes,
         "scene_cards": sum(s["cards"] for s in scenes.values()),
         "scene_found": sum(s["found"] for s in scenes.values()),
@@ -277,6 +324,11 @@ def run_photos() -> dict[str, Any] | None:
         "scene_read_as_another_card": sum(s["read_as_another_card"] for s in scenes.values()),
         "scene_read_ms": [round(t, 1) for t in times],
         "misses": misses,
+        "faces_left_out": {"faces": len(left_out), "cards": len(lacking),
+                           "read_as_another_card": sum(got is not None for _, got in lacking),
+                           "kept_cards": len(partial) - len(lacking),
+                           "kept_identified": sum(_front(item) == truth for _, truth, item in partial
+                                                  if truth not in left_out)},
     }
 
 
@@ -311,6 +363,11 @@ def _print(out: dict[str, Any]) -> None:
     print(f"\na coin across in the frame: p50 {syn['coin_diameter_px_p50']} px; art seed {syn['art_seed']}")
     for miss in syn["misreads"]:
         print(f"  MISREAD {miss}")
+    lo = syn["fronts_left_out"]
+    print(f"library without {len(lo['fronts'])} fronts ({', '.join(lo['fronts'])}): "
+          f"{lo['reported_as_known']} of {lo['pieces']} pieces of those fronts reported as known "
+          f"{lo['as_what']}; "
+          f"{lo['kept_right']} of {lo['kept_pieces']} others right")
     print(f"render p50 {syn['render_ms_p50']} ms (frame and empty frame), "
           f"markers and calibrate p50 {syn['calibrate_ms_p50']} ms")
     timing = out.get("timing")
@@ -331,6 +388,10 @@ def _print(out: dict[str, Any]) -> None:
               f"({s['size'][0]}x{s['size'][1]})")
     for miss in photos["misses"]:
         print(f"  MISS {miss}")
+    lo = photos["faces_left_out"]
+    print(f"  library without {lo['faces']} of the 81 faces: {lo['read_as_another_card']} of {lo['cards']} "
+          f"cards of those faces read as another card; {lo['kept_identified']} of {lo['kept_cards']} others "
+          f"identified")
     print(f"  scene read ms: {photos['scene_read_ms']}")
 
 

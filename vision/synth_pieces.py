@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -458,12 +458,15 @@ def face_photo(art: KindArt, front: str | None, margin_mm: float = 12.0) -> np.n
     return np.asarray(np.clip(np.round(out), 0, 255), np.uint8)
 
 
-def make_library(root: Path | str, seed: int = 0) -> Library:
+def make_library(root: Path | str, seed: int = 0, left_out: Collection[str] = ()) -> Library:
     """A new library in folder *root* holding every kind of :func:`piece_art` (*seed*):
-    each front and the back registered once, from :func:`face_photo`."""
+    each front and the back registered once, from :func:`face_photo`; not the fronts named
+    (``"kind/front"``) in *left_out*."""
     library = Library.create(root)
     for art in piece_art(seed).values():
         for front in art.fronts:
+            if f"{art.name}/{front}" in left_out:
+                continue
             library.register(art.name, art.shape, art.size_mm, face_photo(art, front), front=front)
         library.register(art.name, art.shape, art.size_mm, face_photo(art, None), back=True)
     return library
