@@ -17,7 +17,8 @@ those into whole pieces of the library's sizes and keeps the ones the heap expla
    fifth still shows that much of its edge.
 3. **Choice.** Best supported first, a hypothesis is taken when it covers mostly heap not
    yet explained (:data:`NEW_MIN`); the heap is split when what was taken explains all
-   but :data:`LEFT_MAX` of it. Otherwise nothing is returned: an unknown, never a guess.
+   but :data:`LEFT_MAX` of it (to :data:`NEAR_EDGE_MM`, as above). Otherwise nothing is
+   returned: an unknown, never a guess.
 
 Everything here is in table mm, rasterised at :data:`PX_PER_MM`.
 """
@@ -91,7 +92,12 @@ def split_heap(outline_mm: np.ndarray, kinds: Sequence[PieceKind]) -> list[tuple
         taken.append((kind, frame))
         covered |= drawn
     heap_size = int(np.count_nonzero(heap.mask))
-    if not taken or np.count_nonzero(heap.mask & ~covered) > LEFT_MAX * heap_size:
+    # what the pieces taken explain, to NEAR_EDGE_MM: an outline a pixel wide of the truth
+    # all round leaves a rim unexplained that is a tenth of a heap of two coins
+    reach = 2 * round(NEAR_EDGE_MM * PX_PER_MM) + 1
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (reach, reach))
+    explained = cv2.dilate(covered.view(np.uint8), disc)
+    if not taken or np.count_nonzero(heap.mask & (explained == 0)) > LEFT_MAX * heap_size:
         return []
     return taken
 

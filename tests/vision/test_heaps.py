@@ -104,18 +104,18 @@ def test_most_pairs_overlapping_up_to_a_fifth_are_split() -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.floats(0, 2 * math.pi), st.floats(19.0, 24.5), st.floats(0, 1), st.floats(0, 1))
-def test_two_coins_whose_outline_came_out_a_pixel_short_are_still_split(
-        direction: float, distance: float, dx: float, dy: float) -> None:
-    # a 25 mm coin seen at ~1 px/mm, its edge blending into the cloth: the segmented outline
-    # lies a pixel inside the truth all round, so a whole coin of the kind's size pokes out of it
+@given(st.floats(0, 2 * math.pi), st.floats(19.0, 24.5), st.floats(0, 1), st.floats(0, 1), st.booleans())
+def test_two_coins_whose_outline_came_out_a_pixel_short_or_wide_are_still_split(
+        direction: float, distance: float, dx: float, dy: float, short: bool) -> None:
+    # a 25 mm coin seen at ~1 px/mm, its edge blending into the cloth or blurred onto it: the
+    # segmented outline lies a pixel inside the truth all round (a whole coin of the kind's
+    # size pokes out of it) or outside (a rim of a tenth of the heap that no coin explains)
     first = _piece(COIN, 50 + dx, 50 + dy, 0)
     second = _piece(COIN, 50 + dx + distance * math.cos(direction), 50 + dy + distance * math.sin(direction), 0)
-    union = unary_union([first, second])
-    mask = np.zeros((130, 130), np.uint8)
+    union = unary_union([first, second]).buffer(-1.0 if short else 1.0)
+    mask = np.zeros((130, 130), np.uint8)  # rasterised at 1 px/mm
     cv2.fillPoly(mask, [np.round(np.asarray(union.exterior.coords) * 16).astype(np.int32)], 1, cv2.LINE_8, 4)
-    contours, _ = cv2.findContours(cv2.erode(mask, np.ones((3, 3), np.uint8)), cv2.RETR_EXTERNAL,
-                                   cv2.CHAIN_APPROX_SIMPLE)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     outline = max(contours, key=cv2.contourArea).reshape(-1, 2).astype(np.float64)
     parts = split_heap(outline, KINDS)
     assert [k.name for k, _ in parts] == ["coin", "coin"]
