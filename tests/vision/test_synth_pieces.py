@@ -304,3 +304,15 @@ def test_table_camera_reads_pieces_for_the_app(library: Library, tmp_path: Path)
     assert camera._current_library() is not loaded
     rgb = np.frombuffer(doc["rgb"], np.uint8).reshape(720, 1280, 3)
     assert np.array_equal(rgb[:, :, ::-1], scene.image)
+
+
+def test_read_a_coin_over_a_tiles_edge_as_two_pieces(library: Library) -> None:
+    scene = sp.random_piece_scene(72)  # a coin lies over a tile's edge by a fifth of itself
+    coin = next(t for t in scene.pieces if t.label == "coin/4" and t.overlap > 0)
+    tile = next(t for t in scene.pieces if Polygon(t.outline_mm).intersects(Polygon(coin.outline_mm)) and t != coin)
+    assert tile.label == "chamber/stairs" and 0.15 < coin.overlap <= 0.2
+    # the two make one outline that still fits a tile: read as a tile alone, both would be lost
+    score = sp.score_reading(scene, read(scene.image, library, calibration=calibrate(scene.image, scene.layout,
+                                                                                      scene.lens),
+                                         layout_dictionary=scene.layout.dictionary, empty=scene.empty))
+    assert [o.outcome for o in score.pieces if o.truth in (coin, tile)] == ["right", "right"]
