@@ -710,6 +710,11 @@ def _apply(h: np.ndarray, points: np.ndarray) -> np.ndarray:
     return np.asarray(cv2.perspectiveTransform(pts, np.asarray(h, np.float64)), np.float64).reshape(-1, 2)
 
 
+def frame_points(frame: np.ndarray, uv: np.ndarray) -> np.ndarray:
+    """The plane points (N x 2) at *uv* (N x 2) of the piece's own unit square."""
+    return _apply(frame, uv)
+
+
 def frame_point(frame: np.ndarray, u: float, v: float) -> tuple[float, float]:
     """The plane point at (u, v) of the piece's own unit square (0.5, 0.5: its centre)."""
     p = _apply(frame, np.array([[u, v]], np.float64))[0]

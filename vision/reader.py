@@ -73,6 +73,7 @@ from vision.library import (
     fit_disc,
     fit_rect,
     frame_point,
+    frame_points,
     segment,
     warp,
     whole_image_frame,
@@ -752,8 +753,7 @@ class _Verdict:
         return f"{self.kind.name}/{self.identity or 'back'}"
 
     def piece(self, plane: _Plane) -> FoundPiece:
-        cx, cy = frame_point(self.frame, 0.5, 0.5)
-        ex, ey = frame_point(self.frame, 0.75, 0.5)
+        (cx, cy), (ex, ey) = frame_points(self.frame, _CENTRE_AND_EAST)
         angle = (math.degrees(math.atan2(ey - cy, ex - cx)) + self.turn_deg) % 360.0
         confidence = (min(1.0, self.margin / CONFIDENT_MARGIN)
                       * min(1.0, (self.score - MIN_SCORE) / (SURE_SCORE - MIN_SCORE)))
@@ -763,14 +763,18 @@ class _Verdict:
                           self.score, self.margin, _points(outline))
 
 
+_UNIT_CORNERS = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
+_CENTRE_AND_EAST = np.array([[0.5, 0.5], [0.75, 0.5]])
+
+
 def _unit_outline(kind: PieceKind, frame: np.ndarray) -> np.ndarray:
     """A piece's outline in the plane: a rect's corners, a disc's :data:`DISC_OUTLINE_POINTS`."""
     if kind.shape == "disc":
         t = np.linspace(0.0, 2 * math.pi, DISC_OUTLINE_POINTS, endpoint=False)
         unit = np.stack([0.5 + 0.5 * np.cos(t), 0.5 + 0.5 * np.sin(t)], axis=1)
     else:
-        unit = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
-    return np.array([frame_point(frame, u, v) for u, v in unit])
+        unit = _UNIT_CORNERS
+    return frame_points(frame, unit)
 
 
 def _identify(work: np.ndarray, fits: list[tuple[PieceKind, np.ndarray]], refs: _References,
@@ -780,7 +784,7 @@ def _identify(work: np.ndarray, fits: list[tuple[PieceKind, np.ndarray]], refs: 
     m = plane.work_matrix
     for kind, frame in fits:
         size = refs.by_kind[kind.name].size_px
-        corners = np.array([frame_point(frame, u, v) for u, v in ((0, 0), (1, 0), (1, 1), (0, 1))])
+        corners = frame_points(frame, _UNIT_CORNERS)
         sides = np.linalg.norm(np.roll(corners, -1, axis=0) - corners, axis=1) * plane.work_per_unit
         detail = min((sides[0] + sides[2]) / (2 * size[0]), (sides[1] + sides[3]) / (2 * size[1]))
         flat = (warp(work, frame, size, to_image=plane.to_work) if m is None
