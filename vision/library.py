@@ -610,20 +610,20 @@ def frame_from_quad(quad: np.ndarray, kind: PieceKind) -> np.ndarray:
     for a landscape kind), pointing as near to +x as it can."""
     centre = quad.mean(axis=0)
     angles = np.arctan2(quad[:, 1] - centre[1], quad[:, 0] - centre[0])
-    quad = quad[np.argsort(angles)]  # clockwise on screen (y down)
+    pts = [(float(x), float(y)) for x, y in quad[np.argsort(angles)]]  # clockwise on screen (y down)
     portrait = kind.size_mm[0] < kind.size_mm[1]
-    best: tuple[float, np.ndarray] | None = None
-    for start in range(4):
-        q = np.roll(quad, -start, axis=0)
-        top, left = np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[3] - q[0])
+    best: tuple[float, int] | None = None
+    for start in range(4):  # plain floats: this runs for every outline fitted
+        (x0, y0), (x1, y1), (x3, y3) = pts[start], pts[(start + 1) % 4], pts[(start + 3) % 4]
+        top, left = math.hypot(x1 - x0, y1 - y0), math.hypot(x3 - x0, y3 - y0)
         if not kind.is_square and (top < left) != portrait:
             continue
-        d = q[1] - q[0]
-        turn = abs(math.atan2(float(d[1]), float(d[0])))
+        turn = abs(math.atan2(y1 - y0, x1 - x0))
         if best is None or turn < best[0]:
-            best = (turn, q)
+            best = (turn, start)
     assert best is not None
-    return np.asarray(cv2.getPerspectiveTransform(_UNIT_SQUARE, best[1].astype(np.float32)), np.float64)
+    q = np.array([pts[(best[1] + i) % 4] for i in range(4)], np.float32)
+    return np.asarray(cv2.getPerspectiveTransform(_UNIT_SQUARE, q), np.float64)
 
 
 def fit_disc(points: np.ndarray, kind: PieceKind, *, in_mm: bool = False) -> np.ndarray | None:
