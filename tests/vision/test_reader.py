@@ -323,6 +323,35 @@ def test_grey_face_seen_with_a_cameras_colour_noise_still_matches_and_a_coloured
     assert best[("coin", "ringed")][0] > 0.9 and best[("coin", "grey")][0] < reader.MIN_SCORE
 
 
+def test_a_face_of_faint_colour_set_apart_by_its_darkness_is_compared_without_colour() -> None:
+    art = synth_pieces.piece_art(0)["chamber"]  # the back: brown hatching, its disc 2 % bluer
+    kind = PieceKind("chamber", "rect", art.size_mm)
+    size = reader._compare_size(kind)
+
+    def small(image: np.ndarray) -> np.ndarray:
+        return np.asarray(cv2.resize(image, size, interpolation=cv2.INTER_AREA), np.uint8)
+
+    back = small(art.face(None))
+    refs = reader._kind_refs(kind, size, [(f, small(art.face(f))) for f in art.fronts] + [("", back)])
+    faint = {refs.identities[i] or "back": bool(refs.faint[i]) for i in refs.starts}
+    assert faint["back"] and not faint["hall"] and not faint["dragon"]
+    # seen through a camera: false colour from its aliased hatching, which swamps its own
+    noise = cv2.GaussianBlur(np.random.default_rng(1).normal(0, 60, back.shape).astype(np.float32), (0, 0), 2.0)
+    f = reader._features(np.asarray(np.clip(back + noise, 0, 255), np.uint8), kind)
+    best: dict[tuple[str, str], tuple[float, float, PieceKind, np.ndarray, float, float]] = {}
+    rows = np.array([identity == "" for identity in refs.identities])
+    assert (refs.chroma[rows] @ f.chroma).max() < reader.COLOUR_GATE  # its colour would cost it
+    reader._score_all(f, refs, np.eye(3), best)
+    assert max(best.items(), key=lambda kv: kv[1][0])[0] == ("chamber", "")
+    assert best[("chamber", "")][0] == pytest.approx(float((refs.luma[rows] @ f.luma).max()))
+    assert best[("chamber", "")][0] > reader.MIN_SCORE
+    # a faint face with a twin in another faint hue keeps its colour: only colour tells them apart
+    twin = back.astype(np.int16)
+    twin[..., 2] += 6
+    twins = reader._kind_refs(kind, size, [("a", back), ("b", np.asarray(np.clip(twin, 0, 255), np.uint8))])
+    assert not twins.faint.any()
+
+
 def test_a_face_the_library_lacks_is_unknown_though_it_shares_the_kinds_layout(tmp_path: Path) -> None:
     art = synth_pieces.piece_art(0)["card"]  # six fronts in one frame, with text lines alike
     library = Library.create(tmp_path)
