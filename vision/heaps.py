@@ -180,7 +180,8 @@ def _corners(outline: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarr
         return []
     lengths = np.linalg.norm(np.roll(poly, -1, axis=0) - poly, axis=1)
     sides = [i for i in range(n) if lengths[i] >= SIDE_MIN_MM]
-    lines = {i: _side_line(outline, poly[i], poly[(i + 1) % n]) for i in sides}
+    ends = poly[[(i + 1) % n for i in sides]]
+    lines = dict(zip(sides, _side_lines(outline, poly[sides], ends), strict=True))
     out = []
     for k, i in enumerate(sides):
         j = sides[(k + 1) % len(sides)]
@@ -213,21 +214,28 @@ def _rects(corners: list[tuple[np.ndarray, np.ndarray, np.ndarray]], kind: Piece
             for c, u, v in corners for sa, sb in {(w, h), (h, w)}]
 
 
-def _side_line(outline: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The line (a point, a unit direction from *a* to *b*) fitted to the outline's points
-    along the side from *a* to *b*."""
-    d = (b - a) / np.linalg.norm(b - a)
-    rel = outline - a
-    along = rel @ d
-    off = np.abs(rel @ np.array([-d[1], d[0]]))
-    near = outline[(along >= 0) & (along <= float(np.linalg.norm(b - a))) & (off <= OUTLINE_TOLERANCE_MM)]
-    if len(near) < 2:
-        return a, d
-    vx, vy, x0, y0 = np.asarray(cv2.fitLine(near.astype(np.float32), cv2.DIST_L2, 0, 0.01, 0.01)).ravel()
-    fitted = np.array([vx, vy], np.float64)
-    if fitted @ d < 0:
-        fitted = -fitted
-    return np.array([x0, y0], np.float64), fitted
+def _side_lines(outline: np.ndarray, a: np.ndarray, b: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """For each side from *a[k]* to *b[k]* (K x 2 each), the line (a point, a unit direction
+    from a to b) fitted to the outline's points along it: least squares across the line (as
+    ``cv2.fitLine``'s L2), all sides at once."""
+    if len(a) == 0:
+        return []
+    span = b - a
+    length = np.linalg.norm(span, axis=1)
+    d = span / length[:, None]
+    rel = outline[None, :, :] - a[:, None, :]  # K x N x 2
+    along = np.einsum("knj,kj->kn", rel, d)
+    off = np.abs(rel[:, :, 0] * -d[:, 1:2] + rel[:, :, 1] * d[:, 0:1])
+    near = ((along >= 0) & (along <= length[:, None]) & (off <= OUTLINE_TOLERANCE_MM)).astype(np.float64)
+    count = near.sum(axis=1)
+    mean = (near @ outline) / np.maximum(count, 1)[:, None]
+    dx = outline[None, :, 0] - mean[:, 0:1]
+    dy = outline[None, :, 1] - mean[:, 1:2]
+    sxx, syy, sxy = (near * dx * dx).sum(axis=1), (near * dy * dy).sum(axis=1), (near * dx * dy).sum(axis=1)
+    theta = 0.5 * np.arctan2(2 * sxy, sxx - syy)  # the scatter's main axis
+    fitted = np.stack([np.cos(theta), np.sin(theta)], axis=1)
+    fitted[(fitted * d).sum(axis=1) < 0] *= -1
+    return [(a[k], d[k]) if count[k] < 2 else (mean[k], fitted[k]) for k in range(len(a))]
 
 
 def _cross(a: np.ndarray, b: np.ndarray) -> float:
