@@ -99,6 +99,10 @@ HEAP_EXCESS_MIN = 0.1
 too, and split when whole pieces explain it (a coin over a tile's edge adds 10-20 % to the
 tile; a piece's outline a pixel wide of it 4-8 %). 200 synthetic scenes: 23 more of 2,791
 pieces read, all coins and tiles lying so, none lost; 0.06-0.15 read within 3 of that."""
+OFF_TABLE_MM = 100.0
+"""With a calibration, an outline whose centre lies farther than this outside what the table
+markers span is not on the table, and is not read (a camera sees past the table's edge:
+synthetic scenes at 1920x1080, calibration only, once read a tile 300 mm off the table)."""
 MARKER_MARGIN = 0.8
 """A table marker is blanked out to this much of its side beyond each edge: its printed
 white quiet zone and the sheet around it."""
@@ -348,6 +352,7 @@ def _read(image: np.ndarray, library: Library, calibration: TableCalibration | N
     if plane.in_mm and refs.kinds:
         smallest = min(k.area_mm2 for k in refs.kinds)
         area_min = SMALLEST_PIECE_SHARE * smallest * (plane.work_per_unit / plane.work_scale * seg_scale) ** 2
+    table = _table_box(calibration)
     for c in contours:
         moments = cv2.moments(c)
         if moments["m00"] < area_min:
@@ -355,6 +360,10 @@ def _read(image: np.ndarray, library: Library, calibration: TableCalibration | N
         x, y, bw, bh = cv2.boundingRect(c)
         is_cut = x <= 0 or y <= 0 or x + bw >= mw or y + bh >= mh
         pts = plane.from_image((np.asarray(c, np.float64).reshape(-1, 2) + 0.5) / seg_scale - 0.5)
+        if table is not None:
+            cx, cy = pts.mean(axis=0)
+            if not (table[0] <= cx <= table[2] and table[1] <= cy <= table[3]):
+                continue  # off the table: the floor, a chair, a lap
         # in mm, a kind whose area is far from the outline's hull's cannot fit: not tried
         hull_area = abs(float(cv2.contourArea(cv2.convexHull(pts.astype(np.float32))))) if plane.in_mm \
             else 0.0
@@ -466,6 +475,18 @@ class _Plane:
         """A plane point as reported: table mm with a calibration, else frame pixels."""
         scale = self.px_per_mm or 1.0
         return float(point[0]) * scale, float(point[1]) * scale
+
+
+def _table_box(calibration: TableCalibration | None) -> tuple[float, float, float, float] | None:
+    """The table as the calibration's markers span it, in table mm (x0, y0, x1, y1), grown by
+    :data:`OFF_TABLE_MM` each way; None without a calibration. The box, not the markers'
+    hull: with three corners' markers found, it still holds the fourth corner."""
+    if calibration is None or not calibration.marker_px:
+        return None
+    corners = calibration.to_table(np.vstack([np.asarray(c, np.float64).reshape(-1, 2)
+                                              for c in calibration.marker_px.values()]))
+    (x0, y0), (x1, y1) = corners.min(axis=0), corners.max(axis=0)
+    return x0 - OFF_TABLE_MM, y0 - OFF_TABLE_MM, x1 + OFF_TABLE_MM, y1 + OFF_TABLE_MM
 
 
 def _shrink(image: np.ndarray, scale: float) -> np.ndarray:

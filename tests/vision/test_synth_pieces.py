@@ -316,3 +316,15 @@ def test_read_a_coin_over_a_tiles_edge_as_two_pieces(library: Library) -> None:
                                                                                       scene.lens),
                                          layout_dictionary=scene.layout.dictionary, empty=scene.empty))
     assert [o.outcome for o in score.pieces if o.truth in (coin, tile)] == ["right", "right"]
+
+
+def test_read_nothing_off_the_table(library: Library) -> None:
+    # a camera that sees past the table's edge: here, calibration only, something 300 mm
+    # beyond the markers once read as a tile
+    scene = sp.random_piece_scene(51, size=(1920, 1080))
+    cal = calibrate(scene.image, scene.layout, scene.lens)
+    result = read(scene.image, library, calibration=cal, layout_dictionary=scene.layout.dictionary)
+    corners = np.vstack([m.corners_mm for m in scene.layout.table_markers])
+    for item in (*result.pieces, *result.unknown):
+        assert (corners.min(axis=0) - 100 <= item.center).all() and (item.center <= corners.max(axis=0) + 100).all()
+    assert sp.score_reading(scene, result).extra == []
