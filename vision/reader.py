@@ -336,11 +336,11 @@ def _read(image: np.ndarray, library: Library, calibration: TableCalibration | N
     # then ~30 px across, not 15
     seg_scale = plane.work_scale if plane.in_mm else min(1.0, SEGMENT_LONG_SIDE_PX / max(height, width))
     mask, contrast = segment(_shrink(image, seg_scale), None if empty is None else _shrink(empty, seg_scale))
-    if empty is not None:
-        pass  # the markers are on the empty table too: blanking them would only cut pieces near them
-    elif seen_markers is not None:
+    # with an empty-table frame the markers are no pieces already: blanking would only cut
+    # a strip off the pieces beside them
+    if empty is None and seen_markers is not None:
         _blank_markers(mask, seen_markers, seg_scale)
-    elif layout_dictionary is not None:
+    elif empty is None and layout_dictionary is not None:
         _blank_markers(mask, markers.detect(image, layout_dictionary), seg_scale)
 
     pieces: list[FoundPiece] = []
