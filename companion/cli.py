@@ -227,6 +227,9 @@ def _vision_parser(commands: Any) -> None:
     read.add_argument("--layout", type=Path, metavar="L.json",
                       help="with it, positions come back in table mm (the table markers must show)")
     read.add_argument("--lens", type=Path, metavar="LENS.json", help="a lens calibration")
+    read.add_argument("--empty", type=Path, metavar="EMPTY.png",
+                      help="the same view without pieces (as remember-empty saves it): pieces are then "
+                           "what differs from it, which a patterned cloth needs")
     read.add_argument("--json", action="store_true", help="answer in JSON")
     read.set_defaults(run=run_vision_read)
 
@@ -760,6 +763,14 @@ def run_vision_read(args: argparse.Namespace) -> int:
     library = Library.load(args.library)
     with ImageSource(args.image) as source:
         image = source.read()
+    empty = None
+    if args.empty is not None:
+        with ImageSource(args.empty) as source:
+            empty = source.read()
+        if empty.shape != image.shape:
+            h, w = empty.shape[:2]
+            raise UsageError(f"companion vision read: --empty: {args.empty} is {w}x{h}, the photo "
+                             f"{image.shape[1]}x{image.shape[0]}: it must be the same view")
     calibration = None
     dictionary = None
     if args.layout is not None:
@@ -767,7 +778,8 @@ def run_vision_read(args: argparse.Namespace) -> int:
         lens = Lens.load(args.lens) if args.lens is not None else None
         calibration = calibrate(image, layout, lens)
         dictionary = layout.dictionary
-    result = read(image, library, calibration=calibration, layout_dictionary=dictionary).to_json()
+    result = read(image, library, calibration=calibration, layout_dictionary=dictionary,
+                  empty=empty).to_json()
     lines = [f"{p['kind']:<14} {p['face']:<4} {p['front'] or '':<24} confidence {p['confidence']:.2f}"
              for p in result["pieces"]]
     lines += [f"unknown piece at {u.get('center_mm') or u.get('center_px')}" for u in result["unknown"]]

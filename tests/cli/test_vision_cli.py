@@ -175,3 +175,33 @@ def test_remember_empty_saves_the_cameras_frame_beside_the_database(tmp_path: Pa
     missing = companion("--config", str(config), "vision", "remember-empty", "--camera", "/dev/video99")
     assert missing.returncode == 2 and len(missing.stderr.strip().splitlines()) == 1, missing.stderr
     assert "Traceback" not in missing.stderr
+
+
+def test_read_with_the_empty_table_finds_pieces_on_a_wood_grain(tmp_path: Path) -> None:
+    from vision import layout, synth_pieces
+
+    scene = synth_pieces.random_piece_scene(5)  # wood: its grain defeats brightness alone
+    assert scene.empty is not None
+    cv2.imwrite(str(tmp_path / "table.png"), scene.image)
+    cv2.imwrite(str(tmp_path / "empty.png"), scene.empty)
+    LensCalibration(scene.camera.K, scene.camera.dist, scene.camera.size, 0.1, 20).save(tmp_path / "lens.json")
+    synth_pieces.make_library(tmp_path / "lib")
+    base = ["vision", "read", str(tmp_path / "table.png"), "--library", str(tmp_path / "lib"), "--layout",
+            str(layout.DEFAULT_LAYOUT), "--lens", str(tmp_path / "lens.json"), "--json"]
+
+    def right(done: subprocess.CompletedProcess[str]) -> int:
+        assert done.returncode == 0, done.stderr
+        found = json.loads(done.stdout)["pieces"]
+        for p in found:  # nothing reported that is not there
+            assert any(np.hypot(*(np.array(p["center_mm"]) - t.center_mm)) < 10 for t in scene.pieces), p
+        return sum(any(f"{p['kind']}/{p['front'] or 'back'}" == t.label
+                       and np.hypot(*(np.array(p["center_mm"]) - t.center_mm)) < 10 for p in found)
+                   for t in scene.pieces)
+
+    without, with_empty = right(companion(*base)), right(companion(*base, "--empty", str(tmp_path / "empty.png")))
+    assert without <= 2 and with_empty >= len(scene.pieces) - 2, (without, with_empty, len(scene.pieces))
+    small = tmp_path / "small.png"
+    cv2.imwrite(str(small), scene.empty[::2, ::2])
+    done = companion(*base, "--empty", str(small))
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
+    assert "--empty" in done.stderr and "same view" in done.stderr, done.stderr
