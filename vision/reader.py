@@ -52,6 +52,7 @@ where the Set photos read as well as before.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import weakref
@@ -907,5 +908,4 @@ def _read_whole(work: np.ndarray, refs: _References, plane: _Plane) -> FoundPiec
     # the frame was fitted in working pixels; the piece is reported in the plane's terms
     m = plane.work_matrix
     assert m is not None  # no calibration here
-    return _Verdict(verdict.kind, np.linalg.inv(m) @ verdict.frame, verdict.identity, verdict.turn_deg,
-                    verdict.score, verdict.margin, verdict.bar, verdict.distinct).piece(plane)
+    return dataclasses.replace(verdict, frame=np.linalg.inv(m) @ verdict.frame).piece(plane)
