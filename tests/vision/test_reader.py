@@ -312,7 +312,7 @@ def test_grey_face_seen_with_a_cameras_colour_noise_still_matches_and_a_coloured
     seen = np.asarray(np.clip(grey + noise, 0, 255), np.uint8)
     f = reader._features(seen, kind)
     assert reader.CHROMA_MIN < f.chroma_strength < reader.SEEN_GREY_MAX
-    best: dict[tuple[str, str], tuple[float, float, PieceKind, np.ndarray, float]] = {}
+    best: reader._Best = {}
     reader._score_all(f, refs, np.eye(3), best)
     assert best[("coin", "grey")][0] > 0.9 > best[("coin", "ringed")][0]
     # a face with a coloured ring is no grey face, however alike their darkness
@@ -338,7 +338,7 @@ def test_a_face_of_faint_colour_set_apart_by_its_darkness_is_compared_without_co
     # seen through a camera: false colour from its aliased hatching, which swamps its own
     noise = cv2.GaussianBlur(np.random.default_rng(1).normal(0, 60, back.shape).astype(np.float32), (0, 0), 2.0)
     f = reader._features(np.asarray(np.clip(back + noise, 0, 255), np.uint8), kind)
-    best: dict[tuple[str, str], tuple[float, float, PieceKind, np.ndarray, float, float]] = {}
+    best: reader._Best = {}
     rows = np.array([identity == "" for identity in refs.identities])
     assert (refs.chroma[rows] @ f.chroma).max() < reader.COLOUR_GATE  # its colour would cost it
     reader._score_all(f, refs, np.eye(3), best)
@@ -393,6 +393,40 @@ def test_read_discs_faces_up_and_down_and_their_turn(tmp_path: Path) -> None:
         assert (piece.face, piece.front) == (("down", None) if letter is None else ("up", letter))
         if letter is not None:  # the back is plain: any turn fits it
             assert _angle_error(piece.angle_deg, angle) <= reader.DISC_STEP_DEG
+
+
+def _minted(letter: str, metal: tuple[int, int, int], size_px: int = 240) -> np.ndarray:
+    """A coin of *metal* struck with *letter* and a bar (which way is up), both its metal
+    darkened: divided by its own paper, as the reader does, the same on every metal."""
+    image = np.zeros((size_px, size_px, 3), np.uint8)
+    c = size_px // 2
+    cv2.circle(image, (c, c), c - 4, metal, -1, cv2.LINE_AA)
+    dark = tuple(int(v * 0.3) for v in metal)
+    cv2.putText(image, letter, (c - size_px // 5, c + size_px // 6), cv2.FONT_HERSHEY_SIMPLEX,
+                size_px / 80, dark, max(2, size_px // 25), cv2.LINE_AA)
+    cv2.rectangle(image, (c - size_px // 6, size_px // 8), (c + size_px // 6, size_px // 8 + size_px // 20), dark, -1)
+    return image
+
+
+def test_a_face_of_another_metal_is_unknown_though_its_print_is_a_library_faces(tmp_path: Path) -> None:
+    gold, silver = (40, 170, 225), (190, 195, 188)
+    library = Library.create(tmp_path)
+    library.register("coin", "disc", (30, 30), _minted("A", gold), front="A")
+    library.register("coin", "disc", (30, 30), _minted("B", silver), front="B")
+    library.register("coin", "disc", (30, 30), _token("", (200, 90, 20)), back=True)
+    frame = np.full((400, 900, 3), 30, np.uint8)
+    placed = [("A", gold, (150, 130)), ("B", silver, (450, 130)), ("A", silver, (750, 130)),
+              ("B", silver, (300, 300)), ("A", gold, (600, 300))]
+    for letter, metal, center in placed:
+        _place(frame, _minted(letter, metal), center, 20.0, 130)
+    # under a warm lamp: the tint is undone as the coins read surely show it
+    frame = np.asarray(np.clip(frame * np.array([0.85, 1.0, 1.12]), 0, 255), np.uint8)
+    result = read(frame, library)
+    found = sorted((round(p.center[0]), p.front) for p in result.pieces)
+    assert found == [(150, "A"), (300, "B"), (450, "B"), (600, "A")]
+    # the silver A matches the gold A's print and colour map, but not its metal
+    assert [(round(u.center[0]), u.best) for u in result.unknown] == [(750, "coin/A")]
+    assert result.unknown[0].score is not None and result.unknown[0].score > 0.9
 
 
 @needs_photos
