@@ -4,13 +4,13 @@ consistent, and what ``vision.reader`` makes of them.
 Measured on seeds 0-5 (1280 x 720, calibration from the table markers with the lens
 known; ``benchmarks/piece_reading.py`` has the figures over 500 scenes):
 
-- cards and tiles lying alone: most read right with the empty-table frame (44/48), fewer
-  without it (23/48): gingham, dots, wood and a light linen cloth defeat segmentation by
+- cards and tiles lying alone: most read right with the empty-table frame (47/48), fewer
+  without it (24/48): gingham, dots, wood and a light linen cloth defeat segmentation by
   brightness alone;
 - nothing is ever reported as a piece it is not: no distractor, no misread;
-- coins (25 mm discs, ~30 px across in a full-table view) lying alone: 22/24;
+- coins (25 mm discs, ~30 px across in a full-table view) lying alone: 24/24;
 - overlapping pieces, split by ``vision.heaps``: 10/20 (cards and tiles 10/14);
-- all pieces: 78/92 with the empty-table frame.
+- all pieces: 83/92 with the empty-table frame.
 
 The thresholds sit a little under these figures: a regression fails them, noise does not.
 """
@@ -29,6 +29,7 @@ import numpy as np
 import pytest
 from shapely.geometry import Point, Polygon
 
+from vision import reader
 from vision import synth_pieces as sp
 from vision.calibration import calibrate
 from vision.errors import CalibrationError
@@ -211,8 +212,8 @@ def test_read_cards_and_tiles_lying_alone_mostly_right(reads: Reads) -> None:
     with_empty = _report("cards and tiles alone, with the empty frame", _outcomes(reads.empty, big, alone=True))
     plain = _report("cards and tiles alone, calibration only", _outcomes(reads.plain, big, alone=True))
     _report("everything, with the empty frame", _outcomes(reads.empty, {"card", "chamber", "coin"}))
-    assert with_empty >= 0.85  # measured 0.92 (44/48)
-    assert plain >= 0.4  # measured 0.48 (23/48): gingham, dots, wood and linen defeat brightness
+    assert with_empty >= 0.9  # measured 0.98 (47/48)
+    assert plain >= 0.4  # measured 0.5 (24/48): gingham, dots, wood and linen defeat brightness
 
 
 def test_read_reports_no_distractor_or_wrong_piece_as_known(reads: Reads) -> None:
@@ -227,12 +228,16 @@ def test_read_right_pieces_are_where_and_as_turned_as_laid(reads: Reads) -> None
     assert right
     assert max(o.position_error_mm or 0.0 for o in right) < 4.0
     angles = [o.angle_error_deg for o in right if o.angle_error_deg is not None]
-    assert angles and float(np.median(angles)) < 3.0 and max(angles) < 12.0
+    assert angles and float(np.median(angles)) < 3.0
+    assert max(o.angle_error_deg or 0.0 for o in right if o.truth.kind != "coin") < 12.0
+    # a coin is compared every 10 deg: the 5's zigzag (28 teeth, 12.9 deg apart) can match
+    # best two teeth off, where its digit is a few pixels
+    assert max(o.angle_error_deg or 0.0 for o in right if o.truth.kind == "coin") < 30.0
 
 
 def test_read_finds_coins(reads: Reads) -> None:
     outcomes = _outcomes(reads.empty, {"coin"}, alone=True)
-    assert _report("coins alone", outcomes) >= 0.8  # measured 0.92 (22/24)
+    assert _report("coins alone", outcomes) >= 0.85  # measured 1.0 (24/24)
 
 
 def test_read_overlapping_pieces(reads: Reads) -> None:
@@ -242,7 +247,7 @@ def test_read_overlapping_pieces(reads: Reads) -> None:
 
 def test_read_most_of_all_pieces(reads: Reads) -> None:
     outcomes = _outcomes(reads.empty, {"card", "chamber", "coin"})
-    assert _report("all pieces", outcomes) >= 0.78  # measured 0.85 (78/92)
+    assert _report("all pieces", outcomes) >= 0.84  # measured 0.9 (83/92)
 
 
 @pytest.mark.parametrize("kind", ["coin", "chamber", "card"])
@@ -316,6 +321,27 @@ def test_read_a_coin_over_a_tiles_edge_as_two_pieces(library: Library) -> None:
                                                                                       scene.lens),
                                          layout_dictionary=scene.layout.dictionary, empty=scene.empty))
     assert [o.outcome for o in score.pieces if o.truth in (coin, tile)] == ["right", "right"]
+
+
+def test_read_pieces_whose_outline_falls_apart_on_a_cloth_of_their_colour(library: Library,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    scene = sp.random_piece_scene(36)  # wood grain, of the tile back's brown and the copper's
+    assert scene.cloth == "wood"
+    tile = next(t for t in scene.pieces if t.label == "chamber/back" and t.overlap == 0)
+    coin = next(t for t in scene.pieces if t.label == "coin/6" and t.overlap == 0)
+    cal = calibrate(scene.image, scene.layout, scene.lens)
+
+    def outcomes() -> list[str]:
+        result = read(scene.image, library, calibration=cal, layout_dictionary=scene.layout.dictionary,
+                      empty=scene.empty)
+        score = sp.score_reading(scene, result)
+        assert score.extra == [] and score.count("misread") == 0
+        return [o.outcome for o in score.pieces if o.truth in (tile, coin)]
+
+    assert outcomes() == ["right", "right"]
+    # segmented, the tile is stripes and the coin is bitten: no blob alone fits a tile or a coin
+    monkeypatch.setattr(reader, "_rescue", lambda *args: None)
+    assert "right" not in outcomes()
 
 
 def test_read_nothing_off_the_table(library: Library) -> None:
