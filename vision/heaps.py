@@ -42,7 +42,11 @@ RIGHT_ANGLE_TOLERANCE_DEG = 14.0
 SIDE_MIN_MM = 6.0
 """...when both sides are at least this long."""
 CORNER_GAP_MM = 9.0
-"""Two sides meet at a corner when at most this much outline lies between them."""
+"""Two sides meet at a corner when at most this much outline lies between them: the next
+side, or the one after when the one between is that short. A card's rounded corner is
+simplified to a chamfer of 6-8 mm, a side of its own (200 synthetic scenes: with the side
+after the next, 2,569 -> 2,588 of 2,791 pieces read right; cards face up overlapping 155
+-> 169 of 184)."""
 NEAR_EDGE_MM = 2.5
 """A hypothesis's edge is on the heap's outline where it is this close to it: a corner's
 sides give a rect's turn to a degree or two, which moves its far side by 1-3 mm, and a
@@ -56,6 +60,11 @@ LEFT_MAX = 0.08
 """The split stands when what is left unexplained is at most this share of the heap."""
 HEAP_PIECES_MAX = 6
 """A heap larger than this many of the largest kind is not split (a pile, a spilled box)."""
+THICK_MIN = 0.6
+"""A heap must be this share of its smallest kind's half short side thick somewhere (the
+largest circle inside it): a piece a fifth covered keeps most of its own. A pen or a ring
+of spilt coffee is too thin, and is not tried: a sixth of the heaps in twenty-piece frames,
+1 ms a frame; 200 synthetic scenes read the same with 0.6 and 0.8."""
 DISC_VOTE_MIN = 0.35
 """A disc's centre needs votes from this share of its circumference."""
 
@@ -72,6 +81,9 @@ def split_heap(outline_mm: np.ndarray, kinds: Sequence[PieceKind]) -> list[tuple
     if not min(areas) * (1 + LEFT_MAX) < area < HEAP_PIECES_MAX * max(areas):
         return []  # one piece's worth or less (a bitten piece, a crumb), or a whole pile
     heap = _Heap(outline)
+    thickest = float(heap.to_edge_mm[heap.mask].max(initial=0.0))
+    if thickest < THICK_MIN * min(min(k.size_mm) for k in kinds) / 2:
+        return []  # too thin to hold any piece: a pen, a ring of spilt coffee
     hypotheses: list[tuple[float, PieceKind, np.ndarray, np.ndarray]] = []  # support, kind, frame, shape
     corners = _corners(heap.outline) if any(k.shape == "rect" for k in kinds) else []
     for kind in kinds:
@@ -171,8 +183,9 @@ def _corners(outline: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarr
     """Each right-angled corner of *outline*: (the corner, the unit directions of its two
     sides from it, squared up to a right angle).
 
-    A corner is where two straight sides' lines meet, with at most :data:`CORNER_GAP_MM`
-    of outline between them (a card's rounded corner, a bitten one)."""
+    A corner is where two straight sides' lines meet, the next or the one after, with at
+    most :data:`CORNER_GAP_MM` of outline between them (a card's rounded corner, a bitten
+    one)."""
     poly = np.asarray(cv2.approxPolyDP(outline.astype(np.float32).reshape(-1, 1, 2), OUTLINE_TOLERANCE_MM,
                                        True), np.float64).reshape(-1, 2)
     n = len(poly)
@@ -183,8 +196,7 @@ def _corners(outline: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarr
     ends = poly[[(i + 1) % n for i in sides]]
     lines = dict(zip(sides, _side_lines(outline, poly[sides], ends), strict=True))
     out = []
-    for k, i in enumerate(sides):
-        j = sides[(k + 1) % len(sides)]
+    for i, j in [(i, sides[(k + step) % len(sides)]) for k, i in enumerate(sides) for step in (1, 2)]:
         if j == i:
             continue
         between = lengths[(i + 1) % n:j].sum() if j > i else lengths[i + 1:].sum() + lengths[:j].sum()
