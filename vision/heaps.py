@@ -19,6 +19,12 @@ those into whole pieces of the library's sizes and keeps the ones the heap expla
    yet explained (:data:`NEW_MIN`); the heap is split when what was taken explains all
    but :data:`LEFT_MAX` of it (to :data:`NEAR_EDGE_MM`, as above). Otherwise nothing is
    returned: an unknown, never a guess.
+4. **Peeling.** Before giving up, one more piece is laid on the largest part left
+   unexplained (:func:`_peel`): a piece the others hide from two sides (the middle coin
+   of three in a row) shows too little of its edge to be found by it, but its middle
+   shows. Over 200 synthetic scenes: 2,588 -> 2,603 of 2,791 pieces read right with discs
+   (coins face up overlapping 134 -> 142 of 190), 2,609 with rects too; peeling twice
+   read one more and misread one more.
 
 Everything here is in table mm, rasterised at :data:`PX_PER_MM`.
 """
@@ -109,9 +115,50 @@ def split_heap(outline_mm: np.ndarray, kinds: Sequence[PieceKind]) -> list[tuple
     reach = 2 * round(NEAR_EDGE_MM * PX_PER_MM) + 1
     disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (reach, reach))
     explained = cv2.dilate(covered.view(np.uint8), disc)
-    if not taken or np.count_nonzero(heap.mask & (explained == 0)) > LEFT_MAX * heap_size:
+    left = heap.mask & (explained == 0)
+    if taken and np.count_nonzero(left) > LEFT_MAX * heap_size:
+        # what is left may be a piece the others hide from two sides (the middle coin of three
+        # in a row): too little of its edge shows to be found by its edge, but its middle does
+        peeled = _peel(heap, left, covered, kinds)
+        if peeled is not None:
+            taken.append(peeled[0])
+            explained = cv2.dilate((covered | peeled[1]).view(np.uint8), disc)
+            left = heap.mask & (explained == 0)
+    if not taken or np.count_nonzero(left) > LEFT_MAX * heap_size:
         return []
     return taken
+
+
+def _peel(heap: _Heap, left: np.ndarray, covered: np.ndarray,
+          kinds: Sequence[PieceKind]) -> tuple[tuple[PieceKind, np.ndarray], np.ndarray] | None:
+    """A piece laid on the largest part of *left* (the heap's pixels no piece taken explains):
+    a disc centred on it, or a rect turned as its smallest box, either way round. The first
+    that lies inside the heap and is mostly not *covered* yet, and its drawing; or None."""
+    n, labels, stats, centroids = cv2.connectedComponentsWithStats(left.view(np.uint8), connectivity=8)
+    if n < 2:
+        return None
+    largest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    centre = heap.origin + centroids[largest] / PX_PER_MM
+    ys, xs = np.nonzero(labels == largest)
+    turn = math.radians(cv2.minAreaRect(np.stack([xs, ys], axis=1).astype(np.float32))[2])
+    u, v = np.array([math.cos(turn), math.sin(turn)]), np.array([-math.sin(turn), math.cos(turn)])
+    t = np.linspace(0.0, 2 * math.pi, 48, endpoint=False)
+    for kind in kinds:
+        if kind.shape == "disc":
+            r = kind.size_mm[0] / 2
+            shapes = [centre + r * np.stack([np.cos(t), np.sin(t)], axis=1)]
+        else:
+            w, h = kind.size_mm[0] / 2, kind.size_mm[1] / 2
+            shapes = [centre + np.array([[-a, -b], [a, -b], [a, b], [-a, b]]) @ np.stack([u, v])
+                      for a, b in {(w, h), (h, w)}]
+        for shape in shapes:
+            drawn = heap.draw(shape)
+            size = int(np.count_nonzero(drawn))
+            if size and np.count_nonzero(drawn & heap.grown.view(bool)) >= INSIDE_MIN * size \
+                    and np.count_nonzero(drawn & ~covered) >= NEW_MIN * size:
+                frame = _disc_frame(shape, kind) if kind.shape == "disc" else frame_from_quad(shape, kind)
+                return (kind, frame), drawn
+    return None
 
 
 class _Heap:

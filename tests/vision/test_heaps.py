@@ -87,6 +87,15 @@ def test_a_tile_under_a_card_and_two_touching_coins() -> None:
         assert math.hypot(x - truth[0], y - truth[1]) < 1.5
 
 
+def test_three_coins_in_a_row_are_three_though_the_middle_one_shows_little_edge() -> None:
+    coins = [_piece(COIN, 50 + 18 * i, 50, 0) for i in range(3)]  # each a sixth under the next
+    assert 0.12 < coins[0].intersection(coins[1]).area / coins[0].area < 0.2
+    parts = split_heap(_seen(*coins), KINDS)
+    assert [k.name for k, _ in parts] == ["coin"] * 3
+    for (_, x, y), truth in zip(_centres(parts), [(50, 50), (68, 50), (86, 50)], strict=True):
+        assert math.hypot(x - truth[0], y - truth[1]) < 1.5
+
+
 def test_what_whole_pieces_do_not_explain_is_not_split() -> None:
     blob = Point(0, 0).buffer(40).union(box(0, -10, 90, 10))  # a round blob with a tail: no piece
     assert split_heap(np.asarray(blob.exterior.coords[:-1]), KINDS) == []
