@@ -109,8 +109,10 @@ group whose hull fits no kind but lies within a disc kind's circle, from this sh
 radius, is tried as that disc at the circle's centre. Over 200 synthetic scenes: 2,533 ->
 2,562 of 2,791 pieces read right with groups (1 mm: 2,556, 2 mm: 2,559, 4 mm: 2,562), 2,571
 with the discs too (from 0.4 of the radius the same); tiles face down alone 137 -> 155 of
-157. None read where no piece lies, and no more left-out fronts taken as known. Grouped on a
-mask of half the segmentation's size, 2,569 (a quarter: 2,567), for 1.5 ms a frame."""
+157. None read where no piece lies, and no more left-out fronts taken as known. Two outlines
+are neighbours where their boxes, grown by this, overlap: 3 fewer pieces read than grouping
+their pixels grown so (2,606 against 2,609, with the heaps as they are now), and no mask to
+label: 0.8 ms a frame in all, against 1.5."""
 OFF_TABLE_MM = 100.0
 """With a calibration, an outline whose centre lies farther than this outside what the table
 markers span is not on the table, and is not read (a camera sees past the table's edge:
@@ -458,14 +460,18 @@ def _rescue(unfit: list[tuple[np.ndarray, int | None]], shape: tuple[int, int], 
     hull fits a kind (or lies within a disc kind's circle: a disc of that size at the
     circle's centre) and the piece is identified, it replaces the group's unknowns."""
     mm_px = plane.px_per_mm_near((shape[1] / 2 / seg_scale, shape[0] / 2 / seg_scale)) * seg_scale
-    # grouped on a mask a quarter of the size, the outlines drawn on it filled: 16x less to label
-    q = 2
-    small = np.zeros((-(-shape[0] // q), -(-shape[1] // q)), np.uint8)
-    cv2.drawContours(small, [c // q for c, _ in unfit], -1, 1, -1)
-    reach = 2 * max(1, round(RESCUE_MM * mm_px / q)) + 1
-    near = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (reach, reach))
-    _, labels = cv2.connectedComponents(cv2.dilate(small, near))
-    group_of = [int(labels[c[0, 0, 1] // q, c[0, 0, 0] // q]) for c, _ in unfit]
+    # grouped by their boxes, each grown by RESCUE_MM: two outlines whose grown boxes overlap
+    # are neighbours (a frame holds a few dozen outlines; no mask to label)
+    reach = RESCUE_MM * mm_px
+    boxes = np.array([cv2.boundingRect(c) for c, _ in unfit], np.float64)
+    lo, hi = boxes[:, :2] - reach, boxes[:, :2] + boxes[:, 2:] + reach
+    touch = ((lo[:, None, :] <= hi[None, :, :]) & (lo[None, :, :] <= hi[:, None, :])).all(axis=2)
+    group_of = list(range(len(unfit)))
+    changed = True
+    while changed:  # each outline takes the smallest group number among its neighbours'
+        smallest = np.where(touch, np.array(group_of)[None, :], len(unfit)).min(axis=1)
+        changed = bool((smallest != np.array(group_of)).any())
+        group_of = [int(g) for g in smallest]
     least = RESCUE_DISC_SHARE ** 2 * min(k.area_mm2 for k in refs.kinds) * mm_px ** 2
     gone: set[int] = set()
     for group in set(group_of):
