@@ -432,7 +432,7 @@ def _read(image: np.ndarray, library: Library, calibration: TableCalibration | N
                        plane.report(plane.from_image((centroid + 0.5) / seg_scale - 0.5)[0]),
                        _points((hull + 0.5) / seg_scale - 0.5)))
     if plane.in_mm and unfit:
-        _rescue(unfit, mask.shape, scored, work, refs, plane, seg_scale)
+        _rescue(unfit, mask.shape, scored, work, refs, plane, seg_scale, table)
     if calibration is None and (not fitted_any or contrast < CONTRAST_MIN):
         whole = _read_whole(work, refs, plane)
         if whole is not None:
@@ -453,12 +453,14 @@ def _read(image: np.ndarray, library: Library, calibration: TableCalibration | N
 
 
 def _rescue(unfit: list[tuple[np.ndarray, int | None]], shape: tuple[int, int], scored: list[_Scoring],
-            work: np.ndarray, refs: _References, plane: _Plane, seg_scale: float) -> None:
+            work: np.ndarray, refs: _References, plane: _Plane, seg_scale: float,
+            table: tuple[float, float, float, float] | None) -> None:
     """Reads again, in *scored*, what no piece's shape fitted: the blobs and specks *unfit*
     (their outlines in the segmentation mask of *shape*, each with its scored entry, if it
     has one), taken together with their neighbours within :data:`RESCUE_MM`. Where a group's
     hull fits a kind (or lies within a disc kind's circle: a disc of that size at the
-    circle's centre) and the piece is identified, it replaces the group's unknowns."""
+    circle's centre) and the piece is identified, it replaces the group's unknowns. Nothing is
+    read off the *table* (:func:`_table_box`)."""
     mm_px = plane.px_per_mm_near((shape[1] / 2 / seg_scale, shape[0] / 2 / seg_scale)) * seg_scale
     # grouped by their boxes, each grown by RESCUE_MM: two outlines whose grown boxes overlap
     # are neighbours (a frame holds a few dozen outlines; no mask to label)
@@ -491,6 +493,9 @@ def _rescue(unfit: list[tuple[np.ndarray, int | None]], shape: tuple[int, int], 
         verdict = _verdict(best)
         if verdict is None or not verdict.is_accepted:
             continue
+        cx, cy = frame_point(verdict.frame, 0.5, 0.5)
+        if table is not None and not (table[0] <= cx <= table[2] and table[1] <= cy <= table[3]):
+            continue  # off the table, as in _read
         gone |= {entry for _, entry in members if entry is not None}
         scored.append((best, plane.report(frame_point(verdict.frame, 0.5, 0.5)),
                        _points(plane.to_image(_unit_outline(verdict.kind, verdict.frame)))))
