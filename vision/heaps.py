@@ -37,7 +37,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from vision.library import PieceKind, frame_from_quad
+from vision.library import PieceKind, disc_frame, frame_from_quad
 
 PX_PER_MM = 2.0
 """The heap is drawn at this resolution for the checks: 0.5 mm, finer than the outline."""
@@ -97,8 +97,7 @@ def split_heap(outline_mm: np.ndarray, kinds: Sequence[PieceKind]) -> list[tuple
         for shape in shapes:
             support = heap.support(shape)
             if support is not None:
-                frame = frame_from_quad(shape, kind) if kind.shape == "rect" else _disc_frame(shape, kind)
-                hypotheses.append((support, kind, frame, shape))
+                hypotheses.append((support, kind, _frame(shape, kind), shape))
     hypotheses.sort(key=lambda h: -h[0])
     taken: list[tuple[PieceKind, np.ndarray]] = []
     covered = np.zeros_like(heap.mask)
@@ -156,8 +155,7 @@ def _peel(heap: _Heap, left: np.ndarray, covered: np.ndarray,
             size = int(np.count_nonzero(drawn))
             if size and np.count_nonzero(drawn & heap.grown.view(bool)) >= INSIDE_MIN * size \
                     and np.count_nonzero(drawn & ~covered) >= NEW_MIN * size:
-                frame = _disc_frame(shape, kind) if kind.shape == "disc" else frame_from_quad(shape, kind)
-                return (kind, frame), drawn
+                return (kind, _frame(shape, kind)), drawn
     return None
 
 
@@ -220,10 +218,9 @@ def _along(polygon: np.ndarray, step: float) -> np.ndarray:
     return np.asarray(a[side] + d[side] * t[:, None], np.float64)
 
 
-def _disc_frame(circle: np.ndarray, kind: PieceKind) -> np.ndarray:
-    cx, cy = circle.mean(axis=0)
-    r = kind.size_mm[0] / 2
-    return np.array([[2 * r, 0.0, cx - r], [0.0, 2 * r, cy - r], [0.0, 0.0, 1.0]])
+def _frame(shape: np.ndarray, kind: PieceKind) -> np.ndarray:
+    """The frame of a hypothesis's *shape*: a rect's four corners, a disc's outline."""
+    return frame_from_quad(shape, kind) if kind.shape == "rect" else disc_frame(shape.mean(axis=0), kind)
 
 
 def _corners(outline: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:

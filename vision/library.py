@@ -604,6 +604,13 @@ def fit_rect(points: np.ndarray, kind: PieceKind, *, in_mm: bool = False) -> np.
     return frame_from_quad(quad, kind)
 
 
+def disc_frame(centre: Sequence[float] | np.ndarray, kind: PieceKind) -> np.ndarray:
+    """The frame of a disc of *kind* centred at *centre*, upright: the unit square to the
+    square around it."""
+    d = kind.size_mm[0]
+    return np.array([[d, 0.0, centre[0] - d / 2], [0.0, d, centre[1] - d / 2], [0.0, 0.0, 1.0]])
+
+
 def frame_from_quad(quad: np.ndarray, kind: PieceKind) -> np.ndarray:
     """The frame (unit square -> *quad*'s plane) of a rect piece of *kind* whose corners are
     *quad* (4 x 2, any order): its top edge is a short side for a portrait kind (a long one

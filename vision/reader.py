@@ -56,6 +56,7 @@ import dataclasses
 import functools
 import math
 import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -72,6 +73,7 @@ from vision.library import (
     SIZE_TOLERANCE,
     Library,
     PieceKind,
+    disc_frame,
     fit_disc,
     fit_rect,
     frame_point,
@@ -402,10 +404,8 @@ def _read(image: np.ndarray, library: Library, calibration: TableCalibration | N
         x, y, bw, bh = cv2.boundingRect(c)
         is_cut = x <= 0 or y <= 0 or x + bw >= mw or y + bh >= mh
         pts = plane.from_image((np.asarray(c, np.float64).reshape(-1, 2) + 0.5) / seg_scale - 0.5)
-        if table is not None:
-            cx, cy = pts.mean(axis=0)
-            if not (table[0] <= cx <= table[2] and table[1] <= cy <= table[3]):
-                continue  # off the table: the floor, a chair, a lap
+        if not _on_table(table, pts.mean(axis=0)):
+            continue  # off the table: the floor, a chair, a lap
         fits = _fits(pts, refs.kinds, plane.in_mm)
         if is_cut and not fits:
             continue  # cut by the frame's edge and no piece's shape: the table's edge, glare, a hand
@@ -468,24 +468,24 @@ def _rescue(unfit: list[tuple[np.ndarray, int | None]], shape: tuple[int, int], 
     boxes = np.array([cv2.boundingRect(c) for c, _ in unfit], np.float64)
     lo, hi = boxes[:, :2] - reach, boxes[:, :2] + boxes[:, 2:] + reach
     touch = ((lo[:, None, :] <= hi[None, :, :]) & (lo[None, :, :] <= hi[:, None, :])).all(axis=2)
-    group_of = list(range(len(unfit)))
-    changed = True
-    while changed:  # each outline takes the smallest group number among its neighbours'
-        smallest = np.where(touch, np.array(group_of)[None, :], len(unfit)).min(axis=1)
-        changed = bool((smallest != np.array(group_of)).any())
-        group_of = [int(g) for g in smallest]
+    group_of = np.arange(len(unfit))
+    while True:  # each outline takes the smallest group number among its neighbours'
+        smallest = np.where(touch, group_of[None, :], len(unfit)).min(axis=1)
+        if (smallest == group_of).all():
+            break
+        group_of = smallest
     least = RESCUE_DISC_SHARE ** 2 * min(k.area_mm2 for k in refs.kinds) * mm_px ** 2
     gone: set[int] = set()
-    for group in set(group_of):
-        members = [u for u, g in zip(unfit, group_of, strict=True) if g == group]
+    for group in np.unique(group_of):
+        members = [unfit[i] for i in np.flatnonzero(group_of == group)]
         if sum(cv2.contourArea(c) for c, _ in members) < least:
             continue  # too little for any piece
         hull = cv2.convexHull(np.vstack([c for c, _ in members])).reshape(-1, 2).astype(np.float64)
         pts = plane.from_image((hull + 0.5) / seg_scale - 0.5)
         fits = _fits(pts, refs.kinds, in_mm=True)
         if not fits:  # a disc bitten where it matches the cloth: the whole coin around what is left
-            (cx, cy), radius = cv2.minEnclosingCircle(pts.astype(np.float32))
-            fits = [(kind, _disc_at((cx, cy), kind)) for kind in refs.kinds if kind.shape == "disc"
+            circle_centre, radius = cv2.minEnclosingCircle(pts.astype(np.float32))
+            fits = [(kind, disc_frame(circle_centre, kind)) for kind in refs.kinds if kind.shape == "disc"
                     and RESCUE_DISC_SHARE <= radius / (kind.size_mm[0] / 2) <= 1 + SIZE_TOLERANCE]
         if not fits:
             continue
@@ -493,19 +493,13 @@ def _rescue(unfit: list[tuple[np.ndarray, int | None]], shape: tuple[int, int], 
         verdict = _verdict(best)
         if verdict is None or not verdict.is_accepted:
             continue
-        cx, cy = frame_point(verdict.frame, 0.5, 0.5)
-        if table is not None and not (table[0] <= cx <= table[2] and table[1] <= cy <= table[3]):
-            continue  # off the table, as in _read
+        centre = frame_point(verdict.frame, 0.5, 0.5)
+        if not _on_table(table, centre):
+            continue
         gone |= {entry for _, entry in members if entry is not None}
-        scored.append((best, plane.report(frame_point(verdict.frame, 0.5, 0.5)),
+        scored.append((best, plane.report(centre),
                        _points(plane.to_image(_unit_outline(verdict.kind, verdict.frame)))))
     scored[:] = [s for i, s in enumerate(scored) if i not in gone]
-
-
-def _disc_at(centre: tuple[float, float], kind: PieceKind) -> np.ndarray:
-    """The frame of a disc of *kind* centred at *centre* (the unit square to its square)."""
-    d = kind.size_mm[0]
-    return np.array([[d, 0.0, centre[0] - d / 2], [0.0, d, centre[1] - d / 2], [0.0, 0.0, 1.0]])
 
 
 def _fits(outline: np.ndarray, kinds: tuple[PieceKind, ...], in_mm: bool) -> list[_Fit]:
@@ -590,6 +584,12 @@ def _table_box(calibration: TableCalibration | None) -> tuple[float, float, floa
                                               for c in calibration.marker_px.values()]))
     (x0, y0), (x1, y1) = corners.min(axis=0), corners.max(axis=0)
     return x0 - OFF_TABLE_MM, y0 - OFF_TABLE_MM, x1 + OFF_TABLE_MM, y1 + OFF_TABLE_MM
+
+
+def _on_table(table: tuple[float, float, float, float] | None, point: Sequence[float] | np.ndarray) -> bool:
+    """Whether *point* (table mm) lies in the *table* box (:func:`_table_box`); any point
+    does without one."""
+    return table is None or (table[0] <= point[0] <= table[2] and table[1] <= point[1] <= table[3])
 
 
 def _shrink(image: np.ndarray, scale: float) -> np.ndarray:
@@ -954,7 +954,7 @@ def _unit_outline(kind: PieceKind, frame: np.ndarray) -> np.ndarray:
     return frame_points(frame, unit)
 
 
-def _identify(work: np.ndarray, fits: list[tuple[PieceKind, np.ndarray]], refs: _References,
+def _identify(work: np.ndarray, fits: list[_Fit], refs: _References,
               plane: _Plane) -> _Best:
     """Every face's best score over every kind the candidate fits (:func:`_verdict` decides)."""
     best: _Best = {}
