@@ -815,20 +815,19 @@ class _Seen:
     is each channel's departure from that mean (weighted by the pixel's brightness): which
     of blue, green and red the print takes away. At :data:`SPARSE_LEVEL` or less, all of it
     is worked out at half the compare size (with the blurs halved): the same maps at every
-    other pixel, for a quarter of the work. ``body`` is the face's mean colour
-    (:data:`BODY_TOL`), once the first maps are worked out.
+    other pixel, for a quarter of the work. The features carry the face's mean colour too
+    (:data:`BODY_TOL`), at the scale their maps were worked out at.
     """
 
     def __init__(self, image: np.ndarray, kind: PieceKind) -> None:
         self.image = image
         self.kind = kind
-        self._maps: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, float, int]] = {}
+        self._maps: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, float, int, np.ndarray]] = {}
         self._done: dict[tuple[float, int], _Features] = {}
-        self.body = np.full(3, 1 / 3)  # set with the first maps (_at_scale)
 
-    def _at_scale(self, shrink: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, int]:
-        """(region, darkness map, colour map, the darkness's strength, pixels) at 1/*shrink*
-        of the compare size; the strength and pixel count as if at the compare size."""
+    def _at_scale(self, shrink: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, int, np.ndarray]:
+        """(region, darkness map, colour map, the darkness's strength, pixels, mean colour) at
+        1/*shrink* of the compare size; the strength and pixel count as if at the compare size."""
         maps = self._maps.get(shrink)
         if maps is None:
             image = self.image
@@ -843,7 +842,7 @@ class _Seen:
             # the mean colour, as shares of its channels' sum: what the face is made of, kept
             # by any blur (BODY_TOL)
             mean = sample.mean(axis=0, dtype=np.float64)
-            self.body = mean / max(float(mean.sum()), 1.0)
+            body = mean / max(float(mean.sum()), 1.0)
             k = round(PAPER_PERCENTILE / 100 * (len(sample) - 1))
             paper = np.partition(sample, k, axis=0)[k]  # the percentile, 8x faster than np.percentile
             ratio = np.minimum(img / np.maximum(paper, 1.0), 1.0) - 1.0
@@ -856,7 +855,7 @@ class _Seen:
                         - _shading(dark, SHADING_SIGMA_PX / shrink))
             full = luma_map[region]
             strength = float(np.linalg.norm(full - full.mean())) * shrink
-            maps = self._maps[shrink] = (region, luma_map, tint, strength, full.size * shrink * shrink)
+            maps = self._maps[shrink] = (region, luma_map, tint, strength, full.size * shrink * shrink, body)
         return maps
 
     def at(self, level: float) -> _Features:
@@ -867,7 +866,7 @@ class _Seen:
         sigma = CHROMA_SIGMA_PX / max(level, CHROMA_LEVEL_MIN) / shrink
         done = self._done.get((sigma, shrink))
         if done is None:
-            region, luma_map, tint, ln, pixels = self._at_scale(shrink)
+            region, luma_map, tint, ln, pixels, body = self._at_scale(shrink)
             luma = luma_map[region]
             luma = luma - luma.mean()
             every = 2 // shrink
@@ -876,10 +875,10 @@ class _Seen:
             chroma = (chroma - chroma.mean(axis=0)).ravel()
             cn = float(np.linalg.norm(chroma))
             if ln < 0.005 * math.sqrt(pixels):  # under 0.5 % of paper per pixel: a blank face
-                done = _Features(np.zeros_like(luma), np.zeros_like(chroma), 0.0, 0.0, self.body)
+                done = _Features(np.zeros_like(luma), np.zeros_like(chroma), 0.0, 0.0, body)
             else:
                 done = _Features(luma / float(np.linalg.norm(luma)), chroma / cn if cn > 0 else chroma,
-                                 cn / ln, cn / math.sqrt(max(1, chroma.size // 3)), self.body)
+                                 cn / ln, cn / math.sqrt(max(1, chroma.size // 3)), body)
             self._done[sigma, shrink] = done
         return done
 
