@@ -9,6 +9,7 @@ its own homography, which is how the pieces' height is corrected for.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,12 +76,17 @@ class TableCalibration:
         h = self.lens.K @ m
         return np.asarray(h / h[2, 2], np.float64)
 
+    @functools.cached_property
+    def _from_image(self) -> np.ndarray:
+        """Pixels (undistorted) -> table mm: worked out once (a reading maps a few dozen outlines)."""
+        return np.asarray(np.linalg.inv(self.homography), np.float64)
+
     def to_table(self, points_px: np.ndarray, height_mm: float = 0.0) -> np.ndarray:
         """Pixels (as seen, distorted) -> table mm on the plane at *height_mm*."""
         pts = np.asarray(points_px, np.float64).reshape(-1, 2)
         if self.lens is not None:
             pts = self.lens.undistort_points(pts)
-        inv = np.linalg.inv(self.plane_homography(height_mm))
+        inv = self._from_image if height_mm == 0.0 else np.linalg.inv(self.plane_homography(height_mm))
         return np.asarray(cv2.perspectiveTransform(pts.reshape(-1, 1, 2), inv), np.float64).reshape(-1, 2)
 
     def to_image(self, points_mm: np.ndarray, height_mm: float = 0.0) -> np.ndarray:
