@@ -90,23 +90,23 @@ def split_heap(outline_mm: np.ndarray, kinds: Sequence[PieceKind]) -> list[tuple
     thickest = float(heap.to_edge_mm[heap.mask].max(initial=0.0))
     if thickest < THICK_MIN * min(min(k.size_mm) for k in kinds) / 2:
         return []  # too thin to hold any piece: a pen, a ring of spilt coffee
-    hypotheses: list[tuple[float, PieceKind, np.ndarray, np.ndarray]] = []  # support, kind, frame, shape
+    hypotheses: list[tuple[float, PieceKind, np.ndarray]] = []  # support, kind, shape
     corners = _corners(heap.outline) if any(k.shape == "rect" for k in kinds) else []
     for kind in kinds:
         shapes = _rects(corners, kind) if kind.shape == "rect" else _discs(heap, kind)
         for shape in shapes:
             support = heap.support(shape)
             if support is not None:
-                hypotheses.append((support, kind, _frame(shape, kind), shape))
+                hypotheses.append((support, kind, shape))
     hypotheses.sort(key=lambda h: -h[0])
     taken: list[tuple[PieceKind, np.ndarray]] = []
     covered = np.zeros_like(heap.mask)
-    for _support, kind, frame, shape in hypotheses:
+    for _support, kind, shape in hypotheses:
         drawn = heap.draw(shape)
         size = int(np.count_nonzero(drawn))
         if size == 0 or np.count_nonzero(drawn & ~covered) < NEW_MIN * size:
             continue
-        taken.append((kind, frame))
+        taken.append((kind, _frame(shape, kind)))
         covered |= drawn
     heap_size = int(np.count_nonzero(heap.mask))
     # what the pieces taken explain, to NEAR_EDGE_MM: an outline a pixel wide of the truth
@@ -174,7 +174,8 @@ class _Heap:
         self.to_edge_mm = to_edge / PX_PER_MM
         # the heap and a margin of NEAR_EDGE_MM around it: a hypothesis off by that much
         # (its centre or turn as the outline gives them) still lies inside
-        self.grown = (self.mask | (self.to_edge_mm <= NEAR_EDGE_MM)).view(np.uint8)
+        self.near = (self.to_edge_mm <= NEAR_EDGE_MM).view(np.uint8)
+        self.grown = self.mask.view(np.uint8) | self.near
 
     def _px(self, points: np.ndarray) -> np.ndarray:
         return np.asarray(np.round((points - self.origin) * PX_PER_MM), np.int32).reshape(-1, 1, 2)
@@ -199,12 +200,10 @@ class _Heap:
         size = np.count_nonzero(area)
         if size == 0 or np.count_nonzero(area & self.grown[y0:y1, x0:x1]) < INSIDE_MIN * size:
             return None
-        samples = _along(shape, 1.0 / PX_PER_MM)
-        px = np.round((samples - self.origin) * PX_PER_MM).astype(int)
-        ok = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
-        if not ok.all():
-            return None
-        support = float(np.mean(self.to_edge_mm[px[:, 1], px[:, 0]] <= NEAR_EDGE_MM))
+        # its edge's pixels, drawn over the same box
+        area[:] = 0
+        cv2.polylines(area, [pts - np.array([x0, y0], np.int32)], True, 1, 1)
+        support = int(np.count_nonzero(area & self.near[y0:y1, x0:x1])) / max(1, int(np.count_nonzero(area)))
         return support if support >= SUPPORT_MIN else None
 
 
@@ -318,7 +317,7 @@ def _discs(heap: _Heap, kind: PieceKind) -> list[np.ndarray]:
     h, w = heap.shape
     px[:, 0] = px[:, 0].clip(0, w - 1)
     px[:, 1] = px[:, 1].clip(0, h - 1)
-    if np.mean(heap.mask[px[:, 1], px[:, 0]]) < 0.5:
+    if np.count_nonzero(heap.mask[px[:, 1], px[:, 0]]) < 0.5 * len(px):
         normal = -normal
     centres = pts + r * normal
     votes = np.zeros(heap.shape, np.float32)
