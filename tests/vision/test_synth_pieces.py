@@ -344,6 +344,30 @@ def test_read_pieces_whose_outline_falls_apart_on_a_cloth_of_their_colour(librar
     assert "right" not in outcomes()
 
 
+def test_read_coins_of_fine_print_seen_at_25_px(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # coin 5's zigzag keeps little of its distinct part at 25 px, and keeps it no better when
+    # seen right: its own bar is lower, as it matches itself less
+    scene = sp.random_piece_scene(95)
+    coins = [t for t in scene.pieces if t.label in ("coin/5", "coin/1") and t.overlap == 0]
+    cal = calibrate(scene.image, scene.layout, scene.lens)
+
+    def outcomes() -> dict[str, str]:
+        library = sp.make_library(tmp_path / f"library{len(list(tmp_path.iterdir()))}")
+        result = read(scene.image, library, calibration=cal, layout_dictionary=scene.layout.dictionary,
+                      empty=scene.empty)
+        score = sp.score_reading(scene, result)
+        assert score.extra == [] and score.count("misread") == 0
+        return {f"{o.truth.label} at {o.truth.center_mm}": o.outcome for o in score.pieces if o.truth in coins}
+
+    fair = outcomes()
+    # with every face held to the same bar, two of them are not read, and nothing else changes
+    monkeypatch.setattr(reader, "DISTINCT_SELF_TYPICAL", 1e-6)
+    same_bar = outcomes()
+    lost = {k for k in fair if fair[k] != same_bar[k]}
+    assert len(lost) == 2 and all(fair[k] == "right" and same_bar[k] == "unknown" for k in lost)
+    assert any(k.startswith("coin/5") for k in lost)
+
+
 def test_read_nothing_off_the_table(library: Library) -> None:
     # a camera that sees past the table's edge: here, calibration only, something 300 mm
     # beyond the markers once read as a tile
