@@ -17,7 +17,10 @@ The method is plain image comparison, small enough to explain and to run on a Pi
    An outline cut by the frame's edge is read if it still fits a kind, else ignored.
    In millimetres, an outline that fits no kind may be pieces touching or overlapping:
    :func:`vision.heaps.split_heap` finds the whole pieces its edges show, each read on
-   its own.
+   its own. So may one that fits a kind but is no face of it (two tiles side by side with
+   a card's outline): then it is split when each piece it splits into is read (200
+   synthetic scenes: 2,616 -> 2,626 of 2,791 pieces read right, no more misread or
+   left-out fronts taken as known).
 3. **Compare.** The candidate is warped flat and upright to a small image
    (:data:`COMPARE_LONG_SIDE_PX`) and compared with every reference image of its kind's
    fronts and back, each at every turn the outline allows (a rect 0/180 deg, a square
@@ -431,18 +434,25 @@ def _read(image: np.ndarray, library: Library, calibration: TableCalibration | N
             if larger and len(parts) < 2:
                 parts = []
             if parts:  # pieces touching or overlapping: each read on its own
-                for kind, frame in parts:
-                    scored.append((_identify(work, [(kind, frame)], refs, plane),
-                                   plane.report(frame_point(frame, 0.5, 0.5)),
-                                   _points(plane.to_image(_unit_outline(kind, frame)))))
+                _add_parts(scored, parts, [_identify(work, [part], refs, plane) for part in parts], plane)
                 continue
+        best = _identify(work, fits, refs, plane) if fits else {}
+        if fits and plane.in_mm and not larger:
+            as_one = _verdict(best)
+            if as_one is None or not as_one.is_accepted:
+                # no piece as a whole: two pieces side by side whose outline together is a
+                # kind's shape (two tiles as a card), when each of them is read
+                parts = split_heap(pts, refs.kinds)
+                bests = [_identify(work, [part], refs, plane) for part in parts] if len(parts) >= 2 else []
+                if bests and all((v := _verdict(b)) is not None and v.is_accepted for b in bests):
+                    _add_parts(scored, parts, bests, plane)
+                    continue
         fitted_any = fitted_any or bool(fits)
         if not fits:
             unfit.append((c, len(scored)))
         centroid = np.array([[moments["m10"], moments["m01"]]]) / moments["m00"]
         hull = cv2.approxPolyDP(cv2.convexHull(c), 1.5, True).reshape(-1, 2)
-        scored.append((_identify(work, fits, refs, plane) if fits else {},
-                       plane.report(plane.from_image((centroid + 0.5) / seg_scale - 0.5)[0]),
+        scored.append((best, plane.report(plane.from_image((centroid + 0.5) / seg_scale - 0.5)[0]),
                        _points((hull + 0.5) / seg_scale - 0.5)))
     if plane.in_mm and unfit:
         _rescue(unfit, mask.shape, scored, work, refs, plane, seg_scale, table)
@@ -465,6 +475,14 @@ def _read(image: np.ndarray, library: Library, calibration: TableCalibration | N
             unknown.append(UnknownPiece(center, plane.reports_mm, verdict.label, verdict.score,
                                         verdict.margin, outline))
     return ReadResult(tuple(pieces), tuple(unknown))
+
+
+def _add_parts(scored: list[_Scoring], parts: list[_Fit], bests: list[_Best], plane: _Plane) -> None:
+    """The pieces a heap was split into (:func:`vision.heaps.split_heap`), each as scored, into
+    *scored*."""
+    for (kind, frame), best in zip(parts, bests, strict=True):
+        scored.append((best, plane.report(frame_point(frame, 0.5, 0.5)),
+                       _points(plane.to_image(_unit_outline(kind, frame)))))
 
 
 def _rescue(unfit: list[tuple[np.ndarray, int | None]], shape: tuple[int, int], scored: list[_Scoring],

@@ -34,7 +34,7 @@ from vision import synth_pieces as sp
 from vision.calibration import calibrate
 from vision.errors import CalibrationError
 from vision.lens import LensCalibration
-from vision.library import Library
+from vision.library import Library, segment
 from vision.reader import ReadResult, read
 from vision.sources import StaticSource
 from vision.table_camera import TableCamera
@@ -366,6 +366,26 @@ def test_read_coins_of_fine_print_seen_at_25_px(tmp_path: Path, monkeypatch: pyt
     lost = {k for k in fair if fair[k] != same_bar[k]}
     assert len(lost) == 2 and all(fair[k] == "right" and same_bar[k] == "unknown" for k in lost)
     assert any(k.startswith("coin/5") for k in lost)
+
+
+def test_read_two_tiles_whose_outline_together_is_a_cards(library: Library) -> None:
+    scene = sp.random_piece_scene(30)  # two 50 mm tiles overlapping: 4,694 mm2 of a 57 x 88 card's shape
+    tiles = [t for t in scene.pieces if t.kind == "chamber" and t.overlap > 0.1
+             and math.dist(t.center_mm, (550.0, 350.0)) < 30]
+    assert len(tiles) == 2
+    cal = calibrate(scene.image, scene.layout, scene.lens)
+    mask, _ = segment(scene.image, scene.empty)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    centre = cal.to_image(np.array([tiles[0].center_mm]))[0]
+    blob = next(c for c in contours if cv2.pointPolygonTest(c, (float(centre[0]), float(centre[1])), False) > 0)
+    fits = reader._fits(cal.to_table(blob.reshape(-1, 2).astype(np.float64)), reader._references(library).kinds,
+                        in_mm=True)
+    assert [kind.name for kind, _ in fits] == ["card"]
+    result = read(scene.image, library, calibration=cal, layout_dictionary=scene.layout.dictionary,
+                  empty=scene.empty)
+    score = sp.score_reading(scene, result)
+    assert [o.outcome for o in score.pieces if o.truth in tiles] == ["right", "right"]
+    assert score.extra == [] and score.count("misread") == 0
 
 
 def test_read_nothing_off_the_table(library: Library) -> None:
