@@ -16,11 +16,12 @@ The method is plain image comparison, small enough to explain and to run on a Pi
    size must match too; without, only the shape counts, and positions are in pixels.
    An outline cut by the frame's edge is read if it still fits a kind, else ignored.
    In millimetres, an outline that fits no kind may be pieces touching or overlapping:
-   :func:`vision.heaps.split_heap` finds the whole pieces its edges show, each read on
-   its own. So may one that fits a kind but is no face of it (two tiles side by side with
-   a card's outline): then it is split when each piece it splits into is read (200
-   synthetic scenes: 2,616 -> 2,626 of 2,791 pieces read right, no more misread or
-   left-out fronts taken as known).
+   :func:`vision.heaps.divide_heap` finds the whole pieces its edges show, each read on
+   its own; where they do not explain it all, those it shows almost whole are read and the
+   rest stays unknown. An outline that fits a kind but is no face of it may be pieces too
+   (two tiles side by side with a card's outline): it is split when each piece it splits
+   into is read (200 synthetic scenes: 2,616 -> 2,626 of 2,791 pieces read right, no more
+   misread or left-out fronts taken as known).
 3. **Compare.** The candidate is warped flat and upright to a small image
    (:data:`COMPARE_LONG_SIDE_PX`) and compared with every reference image of its kind's
    fronts and back, each at every turn the outline allows (a rect 0/180 deg, a square
@@ -69,7 +70,7 @@ from threadpoolctl import ThreadpoolController
 
 from vision import markers
 from vision.calibration import TableCalibration
-from vision.heaps import split_heap
+from vision.heaps import divide_heap, split_heap
 from vision.library import (
     ASPECT_TOLERANCE,
     CONTRAST_MIN,
@@ -430,23 +431,24 @@ def _read(image: np.ndarray, library: Library, calibration: TableCalibration | N
         larger = plane.in_mm and bool(fits) and abs(float(cv2.contourArea(pts.astype(np.float32)))) > \
             (1 + HEAP_EXCESS_MIN) * max(kind.area_mm2 for kind, _ in fits)
         if (larger or not fits) and plane.in_mm:
-            parts = split_heap(pts, refs.kinds)
-            if larger and len(parts) < 2:
-                parts = []
-            if parts:  # pieces touching or overlapping: each read on its own
-                _add_parts(scored, parts, [_identify(work, [part], refs, plane) for part in parts], plane)
+            split = divide_heap(pts, refs.kinds)
+            if split.explained and (len(split.pieces) >= 2 or not larger):
+                # pieces touching or overlapping: each read on its own
+                _add_parts(scored, [(part, _identify(work, [part], refs, plane)) for part in split.pieces],
+                           plane)
                 continue
+            if not fits:  # not explained: its surest pieces that are read, and the rest unknown
+                _add_parts(scored, [(part, best) for part in split.pieces
+                                    if _is_read(best := _identify(work, [part], refs, plane))], plane)
         best = _identify(work, fits, refs, plane) if fits else {}
-        if fits and plane.in_mm and not larger:
-            as_one = _verdict(best)
-            if as_one is None or not as_one.is_accepted:
-                # no piece as a whole: two pieces side by side whose outline together is a
-                # kind's shape (two tiles as a card), when each of them is read
-                parts = split_heap(pts, refs.kinds)
-                bests = [_identify(work, [part], refs, plane) for part in parts] if len(parts) >= 2 else []
-                if bests and all((v := _verdict(b)) is not None and v.is_accepted for b in bests):
-                    _add_parts(scored, parts, bests, plane)
-                    continue
+        if fits and plane.in_mm and not larger and not _is_read(best):
+            # no piece as a whole: two pieces side by side whose outline together is a kind's
+            # shape (two tiles as a card), when each of them is read
+            parts = split_heap(pts, refs.kinds)
+            pairs = [(part, _identify(work, [part], refs, plane)) for part in parts] if len(parts) > 1 else []
+            if pairs and all(_is_read(part_best) for _, part_best in pairs):
+                _add_parts(scored, pairs, plane)
+                continue
         fitted_any = fitted_any or bool(fits)
         if not fits:
             unfit.append((c, len(scored)))
@@ -477,10 +479,16 @@ def _read(image: np.ndarray, library: Library, calibration: TableCalibration | N
     return ReadResult(tuple(pieces), tuple(unknown))
 
 
-def _add_parts(scored: list[_Scoring], parts: list[_Fit], bests: list[_Best], plane: _Plane) -> None:
-    """The pieces a heap was split into (:func:`vision.heaps.split_heap`), each as scored, into
-    *scored*."""
-    for (kind, frame), best in zip(parts, bests, strict=True):
+def _is_read(best: _Best) -> bool:
+    """Whether a candidate's scores *best* read as a face (its mean colour not yet compared)."""
+    verdict = _verdict(best)
+    return verdict is not None and verdict.is_accepted
+
+
+def _add_parts(scored: list[_Scoring], parts: list[tuple[_Fit, _Best]], plane: _Plane) -> None:
+    """Pieces a heap was split into (:func:`vision.heaps.divide_heap`), each with its scores,
+    into *scored*."""
+    for (kind, frame), best in parts:
         scored.append((best, plane.report(frame_point(frame, 0.5, 0.5)),
                        _points(plane.to_image(_unit_outline(kind, frame)))))
 

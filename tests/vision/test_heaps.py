@@ -12,7 +12,7 @@ from shapely.affinity import rotate, translate
 from shapely.geometry import Point, Polygon, box
 from shapely.ops import unary_union
 
-from vision.heaps import split_heap
+from vision.heaps import divide_heap, split_heap
 from vision.library import PieceKind, frame_point
 
 CARD = PieceKind("card", "rect", (57.0, 88.0))
@@ -101,6 +101,23 @@ def test_what_whole_pieces_do_not_explain_is_not_split() -> None:
     assert split_heap(np.asarray(blob.exterior.coords[:-1]), KINDS) == []
     big = box(0, 0, 120, 160)  # one rect, larger than any kind: not a heap of them either
     assert split_heap(np.asarray(big.exterior.coords[:-1]), KINDS) == []
+
+
+def test_a_heap_not_explained_still_gives_the_pieces_its_outline_shows_whole() -> None:
+    # a coin beside a scrap no piece explains (a piece that matches the cloth, one not in the
+    # library): not split, but the coin is found where it lies, and nothing for the scrap
+    coin = _piece(COIN, 50, 50, 0)
+    scrap = Polygon([(55, 42), (110, 30), (115, 60), (58, 56)])
+    outline = _outline(coin, scrap)
+    assert split_heap(outline, KINDS) == []
+    split = divide_heap(outline, KINDS)
+    assert not split.explained
+    assert [(name, round(x), round(y)) for name, x, y in _centres(split.pieces)] == [("coin", 50, 50)]
+    # explained, the pieces are the split's
+    pair = _outline(coin, _piece(COIN, 70, 55, 0))
+    both = divide_heap(pair, KINDS)
+    assert both.explained and _centres(both.pieces) == _centres(split_heap(pair, KINDS))
+    assert len(both.pieces) == 2
 
 
 @settings(max_examples=60, deadline=None)
