@@ -66,6 +66,8 @@ from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
+from shapely.geometry import Polygon
+from shapely.ops import unary_union
 from threadpoolctl import ThreadpoolController
 
 from vision import markers
@@ -209,6 +211,13 @@ runner-up by 0.029 or more (median 0.15); the one wrong best face there by 0.009
 leave-one-out, two of the eleven wrong ones fall under it. Margins of wrong answers
 otherwise reach 0.2 (striped against empty, from a camera that blurs the stripes): the
 margin cannot catch those, only more references can."""
+OVERLAP_BAR = 0.5
+"""A piece of a heap that the heap's other pieces overlap by a share *s* (over it or under
+it: which, the outline does not tell) is held to its bar times ``1 - OVERLAP_BAR x s``: what
+covers it is no part of its face. Over 200 synthetic scenes: 2,641 -> 2,646 of 2,791
+pieces read right with 0.5-0.7 (cards face down overlapping 54 -> 56 of 65, coins face up
+overlapping 149 -> 152 of 190), no more misread or left-out fronts taken as known; with
+1.0, 2,648 but 3 more left-out fronts taken as known."""
 SELF_SHIFT_PX = 0.7
 SELF_BLUR_PX = 0.8
 SELF_SCORE_TYPICAL = 0.9
@@ -434,8 +443,8 @@ def _read(image: np.ndarray, library: Library, calibration: TableCalibration | N
             split = divide_heap(pts, refs.kinds)
             if split.explained and (len(split.pieces) >= 2 or not larger):
                 # pieces touching or overlapping: each read on its own
-                _add_parts(scored, [(part, _identify(work, [part], refs, plane)) for part in split.pieces],
-                           plane)
+                _add_parts(scored, [(part, _overlapped(_identify(work, [part], refs, plane), split.pieces, i))
+                                    for i, part in enumerate(split.pieces)], plane)
                 continue
             if not fits:  # not explained: its surest pieces that are read, and the rest unknown
                 _add_parts(scored, [(part, best) for part in split.pieces
@@ -477,6 +486,17 @@ def _read(image: np.ndarray, library: Library, calibration: TableCalibration | N
             unknown.append(UnknownPiece(center, plane.reports_mm, verdict.label, verdict.score,
                                         verdict.margin, outline))
     return ReadResult(tuple(pieces), tuple(unknown))
+
+
+def _overlapped(best: _Best, parts: list[_Fit], i: int) -> _Best:
+    """*best*, the scores of a heap's *i*-th of *parts*, with its bars lowered for the share
+    of it the others overlap (:data:`OVERLAP_BAR`)."""
+    mine = Polygon(_unit_outline(*parts[i]))
+    others = [Polygon(_unit_outline(*other)) for j, other in enumerate(parts) if j != i]
+    if not others or mine.area <= 0:
+        return best
+    lower = 1.0 - OVERLAP_BAR * mine.intersection(unary_union(others)).area / mine.area
+    return {key: scored._replace(bar=scored.bar * lower) for key, scored in best.items()}
 
 
 def _is_read(best: _Best) -> bool:

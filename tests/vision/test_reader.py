@@ -370,6 +370,19 @@ def test_a_face_the_library_lacks_is_unknown_though_it_shares_the_kinds_layout(t
             assert result.unknown[0].score is not None and result.unknown[0].score >= reader.MIN_SCORE
 
 
+def test_a_heaps_piece_overlapped_by_another_is_held_to_a_lower_bar_in_proportion() -> None:
+    card = PieceKind("card", "rect", (60.0, 80.0))
+    frame = np.array([[60.0, 0.0, 0.0], [0.0, 80.0, 0.0], [0.0, 0.0, 1.0]])  # the card at (0, 0)-(60, 80)
+    over = frame @ np.array([[1.0, 0.0, 0.75], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])  # another from x = 45 on
+    best: reader._Best = {("card", "a"): reader._Scored(0.5, 0.0, card, frame, 0.55, 0.6, 0.25, np.ones(3),
+                                                         np.ones(3))}
+    lowered = reader._overlapped(best, [(card, frame), (card, over)], 0)
+    share = 15.0 / 60.0  # a quarter of it under (or over) the other
+    assert lowered["card", "a"].bar == pytest.approx(0.55 * (1 - reader.OVERLAP_BAR * share))
+    assert lowered["card", "a"].score == 0.5 and lowered["card", "a"].distinct_bar == 0.25
+    assert reader._overlapped(best, [(card, frame)], 0) == best  # alone: as it was
+
+
 def test_read_discs_faces_up_and_down_and_their_turn(tmp_path: Path) -> None:
     library = Library.create(tmp_path)
     for name in "AB":  # each registered from a "photo": the token alone on a dark cloth
