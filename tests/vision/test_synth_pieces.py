@@ -388,6 +388,20 @@ def test_read_two_tiles_whose_outline_together_is_a_cards(library: Library) -> N
     assert score.extra == [] and score.count("misread") == 0
 
 
+def test_read_a_coin_of_a_heap_whose_edge_shows_too_little(library: Library) -> None:
+    # two coins overlapping: only one's edge votes for its centre; what is left of the other
+    # is a crescent, and a disc laid on the crescent's middle would overhang the heap
+    scene = sp.random_piece_scene(118)
+    coin = next(t for t in scene.pieces if t.label == "coin/4" and math.dist(t.center_mm, (639.9, 384.3)) < 1)
+    assert coin.overlap > 0
+    cal = calibrate(scene.image, scene.layout, scene.lens)
+    result = read(scene.image, library, calibration=cal, layout_dictionary=scene.layout.dictionary,
+                  empty=scene.empty)
+    score = sp.score_reading(scene, result)
+    assert [o.outcome for o in score.pieces if o.truth is coin] == ["right"]
+    assert score.extra == [] and score.count("misread") == 0
+
+
 def test_read_nothing_off_the_table(library: Library) -> None:
     # a camera that sees past the table's edge: here, calibration only, something 300 mm
     # beyond the markers once read as a tile
