@@ -162,8 +162,8 @@ def _peel(heap: _Heap, left: np.ndarray, covered: np.ndarray,
           kinds: Sequence[PieceKind]) -> tuple[tuple[PieceKind, np.ndarray], np.ndarray] | None:
     """A piece laid on the largest part of *left* (the heap's pixels no piece taken explains):
     a disc inside the heap nearest its middle, or a rect centred on it and turned as its
-    smallest box, either way round. The first
-    that lies inside the heap and is mostly not *covered* yet, and its drawing; or None."""
+    smallest box, either way round. The first that lies inside the heap and is mostly not
+    *covered* yet, and its drawing; or None."""
     n, labels, stats, centroids = cv2.connectedComponentsWithStats(left.view(np.uint8), connectivity=8)
     if n < 2:
         return None
