@@ -363,8 +363,8 @@ def read(image: np.ndarray, library: Library, *, calibration: TableCalibration |
 
     Speed (x86, one core): see ``benchmarks/RESULTS.md``; a 6 Mpx phone photo costs ~50 ms
     more, mostly shrinking it. The first call on a library (or after a registration) also
-    prepares its references at every detail level: ~0.2 ms per reference image, turn and
-    level (0.8 s for 19 faces of coins, tiles and cards).
+    prepares its references at every detail level: ~0.3 ms per reference image, turn and
+    level (about 0.5 s for 19 faces of coins, tiles and cards).
 
     :raises LayoutError: when a library image cannot be read.
     :raises ValueError: for an image that is not 8-bit BGR, *empty* of another size, or a
