@@ -238,13 +238,19 @@ DISTINCT_SELF_BLUR_PX = 1.2
 DISTINCT_SELF_TYPICAL = 0.5
 """A face whose distinct part matches itself seen off as a camera sees a piece (moved by
 1.5 px, blurred by 1.2 px at the compare size, at the level compared) less well than this
-gets a lower distinct bar in proportion: DISTINCT_MIN x its self match / 0.5. A coin's
-zigzag or fine ring keeps 0.16-0.34 of it at 25 px (the bold coins 0.56-0.69); read right
-in synthetic scenes, such coins matched their distinct part 0.46-0.57 at the median and
-0.11-0.25 at the 10th percentile, the others 0.67-0.82 and 0.52-0.62. Over 200 synthetic
-scenes: 2,605 -> 2,616 of 2,791 pieces read right (coins face up alone 485 -> 496 of 540),
-left-out fronts taken as known 2 of 1,059 either way, the Set photos 70 of 72 either way;
-with 0.6 the same, with 0.8 cards lose their bar too (20 left-out fronts taken as known)."""
+gets a lower distinct bar in proportion: DISTINCT_MIN x its self match / 0.5 (but see
+:data:`DISTINCT_FLOOR`). A coin's zigzag or fine ring keeps 0.16-0.34 of it at 25 px (the
+bold coins 0.56-0.69); read right in synthetic scenes, such coins matched their distinct
+part 0.46-0.57 at the median and 0.11-0.25 at the 10th percentile, the others 0.67-0.82
+and 0.52-0.62. Over 200 synthetic scenes: 2,605 -> 2,616 of 2,791 pieces read right (coins
+face up alone 485 -> 496 of 540), left-out fronts taken as known 2 of 1,059 either way, the
+Set photos 70 of 72 either way; with 0.6 the same, with 0.8 cards lose their bar too (20
+left-out fronts taken as known)."""
+DISTINCT_FLOOR = 0.5
+"""...but never below this share of DISTINCT_MIN: coin 5 (its zigzag keeps 0.16) would be
+held to 0.08, which let a coin 2 the library lacks through as coin 5 (2 of 1,060 left-out
+pieces with art seed 1). With 0.5: none, for 5 fewer of 2,791 read right there (4 fewer with
+art seed 0); with 0.4 both as without a floor."""
 SPARSE_COLOUR_WEIGHT = 1.0
 """At :data:`SPARSE_LEVEL` or less, the colour term weighs this, not :data:`COLOUR_WEIGHT`:
 a face seen with so few pixels keeps little of its colour map (JPEG keeps colour at half
@@ -784,10 +790,11 @@ def _kind_refs(kind: PieceKind, size: tuple[int, int], faces: list[tuple[str, np
         own = common[common_row]
         rest = luma - np.einsum("ij,ij->i", luma, own)[:, None] * own
         distinct = rest / np.maximum(np.linalg.norm(rest, axis=1, keepdims=True), 1e-9)
-        own_bar = [DISTINCT_MIN * min(1.0, _self_distinct(small, kind, level, common, distinct,
-                                                          np.asarray(ids) == identity, common_row)
-                                      / DISTINCT_SELF_TYPICAL) for identity, small in faces]
-        distinct_bar = np.asarray(own_bar)[face_of]
+        id_of = np.asarray(ids)
+        self_match = np.array([_self_distinct(small, kind, level, common, distinct, id_of == name, common_row)
+                               for name, small in faces])
+        share = np.clip(self_match / DISTINCT_SELF_TYPICAL, DISTINCT_FLOOR, 1.0)
+        distinct_bar = DISTINCT_MIN * share[face_of]
     strength = np.asarray([f.chroma_strength for f in feats], np.float64)
     others = np.asarray(ids)[:, None] != np.asarray(ids)[None, :]
     nearest = np.where(others, luma @ luma.T, -1.0).max(axis=1)  # each row's nearest other face

@@ -370,6 +370,17 @@ def test_a_face_the_library_lacks_is_unknown_though_it_shares_the_kinds_layout(t
             assert result.unknown[0].score is not None and result.unknown[0].score >= reader.MIN_SCORE
 
 
+def test_a_face_of_fine_print_is_held_to_a_lower_distinct_bar_but_not_below_the_floor(tmp_path: Path) -> None:
+    library = synth_pieces.make_library(tmp_path / "library")
+    read(np.zeros((720, 1280, 3), np.uint8), library)  # prepares the references
+    refs = reader._references(library).at("coin", 0.35)  # a coin seen ~25 px across
+    bar = {refs.identities[i] or "back": float(refs.distinct_bar[i]) for i in refs.starts}
+    floor = reader.DISTINCT_MIN * reader.DISTINCT_FLOOR
+    assert bar["5"] == pytest.approx(floor)  # its zigzag keeps less than the floor's worth
+    assert floor < bar["3"] < reader.DISTINCT_MIN  # a fine ring: lower, in proportion
+    assert bar["2"] == bar["6"] == reader.DISTINCT_MIN  # bold prints: the full bar
+
+
 def test_a_heaps_piece_overlapped_by_another_is_held_to_a_lower_bar_in_proportion() -> None:
     card = PieceKind("card", "rect", (60.0, 80.0))
     frame = np.array([[60.0, 0.0, 0.0], [0.0, 80.0, 0.0], [0.0, 0.0, 1.0]])  # the card at (0, 0)-(60, 80)
