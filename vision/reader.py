@@ -239,7 +239,7 @@ DISTINCT_SELF_TYPICAL = 0.5
 """A face whose distinct part matches itself seen off as a camera sees a piece (moved by
 1.5 px, blurred by 1.2 px at the compare size, at the level compared) less well than this
 gets a lower distinct bar in proportion: DISTINCT_MIN x its self match / 0.5 (but see
-:data:`DISTINCT_FLOOR`). A coin's zigzag or fine ring keeps 0.16-0.34 of it at 25 px (the
+:data:`DISTINCT_FLOOR`). A coin's zigzag or dashed ring keeps 0.16-0.34 of it at 25 px (the
 bold coins 0.56-0.69); read right in synthetic scenes, such coins matched their distinct
 part 0.46-0.57 at the median and 0.11-0.25 at the 10th percentile, the others 0.67-0.82
 and 0.52-0.62. Over 200 synthetic scenes: 2,605 -> 2,616 of 2,791 pieces read right (coins
