@@ -514,8 +514,8 @@ def _is_read(best: _Best) -> bool:
 
 
 def _add_parts(scored: list[_Scoring], parts: list[tuple[_Fit, _Best]], plane: _Plane) -> None:
-    """Pieces a heap was split into (:func:`vision.heaps.divide_heap`), each with its scores,
-    into *scored*."""
+    """Pieces fitted in the plane (a heap's, :func:`vision.heaps.divide_heap`; a rescued
+    group's), each with its scores, into *scored*, to be reported at their centres."""
     for (kind, frame), best in parts:
         scored.append((best, plane.report(frame_point(frame, 0.5, 0.5)),
                        _points(plane.to_image(_unit_outline(kind, frame)))))
@@ -562,12 +562,10 @@ def _rescue(unfit: list[tuple[np.ndarray, int | None]], shape: tuple[int, int], 
         verdict = _verdict(best)
         if verdict is None or not verdict.is_accepted:
             continue
-        centre = frame_point(verdict.frame, 0.5, 0.5)
-        if not _on_table(table, centre):
+        if not _on_table(table, frame_point(verdict.frame, 0.5, 0.5)):
             continue
         gone |= {entry for _, entry in members if entry is not None}
-        scored.append((best, plane.report(centre),
-                       _points(plane.to_image(_unit_outline(verdict.kind, verdict.frame)))))
+        _add_parts(scored, [((verdict.kind, verdict.frame), best)], plane)
     scored[:] = [s for i, s in enumerate(scored) if i not in gone]
 
 
@@ -723,11 +721,7 @@ class _References:
         cached = self.softened.get((kind, level))
         if cached is None:
             r = self.by_kind[kind]
-            w, h = r.size_px
-            small = (max(4, round(w * level)), max(4, round(h * level)))
-            faces = [(identity, np.asarray(cv2.resize(cv2.resize(img, small, interpolation=cv2.INTER_AREA),
-                                                      (w, h), interpolation=cv2.INTER_LINEAR), np.uint8))
-                     for identity, img in self.faces[kind]]
+            faces = [(identity, _soften(img, level)) for identity, img in self.faces[kind]]
             cached = self.softened[(kind, level)] = _kind_refs(r.kind, r.size_px, faces, level)
         return cached
 
@@ -784,19 +778,19 @@ def _kind_refs(kind: PieceKind, size: tuple[int, int], faces: list[tuple[str, np
     unique, common_row = np.unique(turn_of, return_inverse=True)
     common = distinct = None
     distinct_bar = np.full(len(ids), DISTINCT_MIN)
+    id_of = np.asarray(ids)
     if len(set(ids)) >= DISTINCT_FACES_MIN:
         means = np.stack([luma[common_row == i].mean(axis=0) for i in range(len(unique))])
         common = means / np.maximum(np.linalg.norm(means, axis=1, keepdims=True), 1e-9)
         own = common[common_row]
         rest = luma - np.einsum("ij,ij->i", luma, own)[:, None] * own
         distinct = rest / np.maximum(np.linalg.norm(rest, axis=1, keepdims=True), 1e-9)
-        id_of = np.asarray(ids)
         self_match = np.array([_self_distinct(small, kind, level, common, distinct, id_of == name, common_row)
                                for name, small in faces])
         share = np.clip(self_match / DISTINCT_SELF_TYPICAL, DISTINCT_FLOOR, 1.0)
         distinct_bar = DISTINCT_MIN * share[face_of]
     strength = np.asarray([f.chroma_strength for f in feats], np.float64)
-    others = np.asarray(ids)[:, None] != np.asarray(ids)[None, :]
+    others = id_of[:, None] != id_of[None, :]
     nearest = np.where(others, luma @ luma.T, -1.0).max(axis=1)  # each row's nearest other face
     faint = ((strength >= CHROMA_MIN) & (nearest < APART_LUMA_MAX)
              & (np.asarray([f.chroma_rms for f in feats]) < FAINT_CHROMA_RMS))
@@ -812,11 +806,7 @@ def _self_score(face: np.ndarray, kind: PieceKind, level: float) -> float:
     """How well *face* matches itself seen a little off: moved by :data:`SELF_SHIFT_PX` and
     blurred by :data:`SELF_BLUR_PX` (a fit good to a pixel, a camera's blur). Fine print
     (hatching, a lattice) loses most of its score so; big shapes keep it."""
-    h, w = face.shape[:2]
-    m = np.array([[1.0, 0.0, SELF_SHIFT_PX], [0.0, 1.0, SELF_SHIFT_PX]], np.float32)
-    blurred = cv2.GaussianBlur(face, (0, 0), SELF_BLUR_PX)
-    off = cv2.warpAffine(blurred, m, (w, h), borderMode=cv2.BORDER_REPLICATE)
-    a, b = _features(face, kind, level), _features(np.asarray(off, np.uint8), kind, level)
+    a, b = _features(face, kind, level), _features(_seen_off(face, SELF_SHIFT_PX, SELF_BLUR_PX), kind, level)
     return float(a.luma @ b.luma)
 
 
@@ -825,18 +815,35 @@ def _self_distinct(face: np.ndarray, kind: PieceKind, level: float, common: np.n
     """How well *face*'s distinct part (its rows *own* of *distinct*) matches itself seen
     off as a camera sees a piece: moved by :data:`DISTINCT_SELF_SHIFT_PX`, blurred by
     :data:`DISTINCT_SELF_BLUR_PX`."""
+    off = _seen_off(face, DISTINCT_SELF_SHIFT_PX, DISTINCT_SELF_BLUR_PX)
+    f = _features(off if level >= 1.0 else _soften(off, level), kind, level).luma
+    return float(_distinct_match(f, common, distinct[own], common_row[own]).max())
+
+
+def _seen_off(face: np.ndarray, shift_px: float, blur_px: float) -> np.ndarray:
+    """*face* blurred by *blur_px* and moved by *shift_px* down and right (BGR uint8)."""
     h, w = face.shape[:2]
-    m = np.array([[1.0, 0.0, DISTINCT_SELF_SHIFT_PX], [0.0, 1.0, DISTINCT_SELF_SHIFT_PX]], np.float32)
-    blurred = cv2.GaussianBlur(face, (0, 0), DISTINCT_SELF_BLUR_PX)
-    off = np.asarray(cv2.warpAffine(blurred, m, (w, h), borderMode=cv2.BORDER_REPLICATE), np.uint8)
-    if level < 1.0:
-        small = (max(4, round(w * level)), max(4, round(h * level)))
-        off = np.asarray(cv2.resize(cv2.resize(off, small, interpolation=cv2.INTER_AREA), (w, h),
-                                    interpolation=cv2.INTER_LINEAR), np.uint8)
-    f = _features(off, kind, level).luma
-    along = common @ f
-    seen = (distinct[own] @ f) / np.sqrt(np.maximum(1e-6, 1.0 - along * along))[common_row[own]]
-    return float(seen.max())
+    m = np.array([[1.0, 0.0, shift_px], [0.0, 1.0, shift_px]], np.float32)
+    blurred = cv2.GaussianBlur(face, (0, 0), blur_px)
+    return np.asarray(cv2.warpAffine(blurred, m, (w, h), borderMode=cv2.BORDER_REPLICATE), np.uint8)
+
+
+def _soften(image: np.ndarray, level: float) -> np.ndarray:
+    """*image* (at the compare size) as a camera with *level* of its resolution sees it:
+    shrunk to that and grown back."""
+    h, w = image.shape[:2]
+    small = (max(4, round(w * level)), max(4, round(h * level)))
+    return np.asarray(cv2.resize(cv2.resize(image, small, interpolation=cv2.INTER_AREA), (w, h),
+                                 interpolation=cv2.INTER_LINEAR), np.uint8)
+
+
+def _distinct_match(luma: np.ndarray, common: np.ndarray, distinct: np.ndarray,
+                    common_row: np.ndarray) -> np.ndarray:
+    """Per row of *distinct* (at its turn's row *common_row* of *common*): the face *luma*
+    less its part along the common direction, correlated with the row's distinct part:
+    (f . d) / |f - (f . c) c|, as d is orthogonal to c."""
+    along = common @ luma
+    return np.asarray((distinct @ luma) / np.sqrt(np.maximum(1e-6, 1.0 - along * along))[common_row])
 
 
 def _compare_size(kind: PieceKind) -> tuple[int, int]:
@@ -1109,10 +1116,7 @@ def _score_all(f: _Features, r: _KindRefs, frame: np.ndarray, best: _Best) -> No
     weight = COLOUR_WEIGHT if r.level > SPARSE_LEVEL else SPARSE_COLOUR_WEIGHT
     scores = luma - np.where(grey, 0.0, weight * np.maximum(0.0, COLOUR_GATE - colour))
     if r.distinct is not None and r.common is not None:
-        # the face seen less its part along the common direction, correlated with each
-        # row's distinct part: (f . d) / |f - (f . c) c|, as d is orthogonal to c
-        along = r.common @ f.luma
-        distinct = (r.distinct @ f.luma) / np.sqrt(np.maximum(1e-6, 1.0 - along * along))[r.common_row]
+        distinct = _distinct_match(f.luma, r.common, r.distinct, r.common_row)
     else:
         distinct = np.ones_like(scores)
     # each identity's rows are consecutive: every identity's best score by one reduction,
