@@ -29,7 +29,7 @@ from tests.vision.set_game import SET_GAME, crop, label, reading_order, scene
 from vision import reader, synth_pieces
 from vision.calibration import TableCalibration
 from vision.errors import LayoutError, VisionError
-from vision.library import LIBRARY_FILE, Library, PieceKind
+from vision.library import LIBRARY_FILE, Library, PieceKind, fit_disc, frame_point
 from vision.reader import FoundPiece, ReadResult, UnknownPiece, read
 
 needs_photos = pytest.mark.skipif(not (SET_GAME / "labels.csv").is_file(),
@@ -417,6 +417,24 @@ def test_read_discs_faces_up_and_down_and_their_turn(tmp_path: Path) -> None:
         assert (piece.face, piece.front) == (("down", None) if letter is None else ("up", letter))
         if letter is not None:  # the back is plain: any turn fits it
             assert _angle_error(piece.angle_deg, angle) <= reader.DISC_STEP_DEG
+
+
+@pytest.mark.parametrize("grown", [0.9, 1.0, 1.1])
+def test_a_disc_outline_in_mm_is_fitted_at_the_kinds_own_size_and_in_pixels_at_its_own(grown: float) -> None:
+    # blur and shadows grow a coin's outline: in mm its size is known, and a frame as large
+    # as the outline would shrink the face in the warp
+    coin = PieceKind("coin", "disc", (25.0, 25.0))
+    t = np.linspace(0.0, 2 * math.pi, 40, endpoint=False)
+    outline = np.column_stack([300.0 + 12.5 * grown * np.cos(t), 200.0 + 12.5 * grown * np.sin(t)])
+    for in_mm, diameter in ((True, 25.0), (False, 25.0 * grown)):
+        frame = fit_disc(outline, coin, in_mm=in_mm)
+        assert frame is not None
+        centre, east, south = (np.array(frame_point(frame, u, v)) for u, v in ((0.5, 0.5), (1, 0.5), (0.5, 1)))
+        assert np.allclose(centre, (300.0, 200.0), atol=0.01)
+        assert math.dist(east, centre) * 2 == pytest.approx(diameter, rel=0.01)
+        assert math.dist(south, centre) * 2 == pytest.approx(diameter, rel=0.01)
+    # beyond the size tolerance it is no coin
+    assert fit_disc(outline * 1.3, coin, in_mm=True) is None
 
 
 def _minted(letter: str, metal: tuple[int, int, int], size_px: int = 240) -> np.ndarray:
