@@ -381,17 +381,34 @@ def test_a_face_of_fine_print_is_held_to_a_lower_distinct_bar_but_not_below_the_
     assert bar["2"] == bar["6"] == reader.DISTINCT_MIN  # bold prints: the full bar
 
 
-def test_a_heaps_piece_overlapped_by_another_is_held_to_a_lower_bar_in_proportion() -> None:
-    card = PieceKind("card", "rect", (60.0, 80.0))
-    frame = np.array([[60.0, 0.0, 0.0], [0.0, 80.0, 0.0], [0.0, 0.0, 1.0]])  # the card at (0, 0)-(60, 80)
-    over = frame @ np.array([[1.0, 0.0, 0.75], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])  # another from x = 45 on
-    best: reader._Best = {("card", "a"): reader._Scored(0.5, 0.0, card, frame, 0.55, 0.6, 0.25, np.ones(3),
-                                                         np.ones(3))}
-    lowered = reader._overlapped(best, [(card, frame), (card, over)], 0)
-    share = 15.0 / 60.0  # a quarter of it under (or over) the other
-    assert lowered["card", "a"].bar == pytest.approx(0.55 * (1 - reader.OVERLAP_BAR * share))
-    assert lowered["card", "a"].score == 0.5 and lowered["card", "a"].distinct_bar == 0.25
-    assert reader._overlapped(best, [(card, frame)], 0) == best  # alone: as it was
+@pytest.mark.parametrize("cover", ["giant", "back"])
+def test_a_heaps_piece_is_compared_without_where_the_others_overlap_it(tmp_path: Path, cover: str) -> None:
+    library = synth_pieces.make_library(tmp_path / "library")
+    refs = reader._references(library)
+    kind = library.kind("card")
+    px_per_mm = 2.0  # a card 114 x 176 px, as a camera over a small table sees it
+    size = (round(kind.size_mm[0] * px_per_mm), round(kind.size_mm[1] * px_per_mm))
+    card = cv2.resize(library.fronts("card")["archer"][0], size, interpolation=cv2.INTER_AREA)
+    other = library.back("card") if cover == "back" else library.fronts("card")[cover][0]
+    work = np.full((300, 300, 3), 40, np.uint8)
+    work[50:50 + size[1], 60:60 + size[0]] = card
+    # another card over the archer's right half and beyond
+    x_mm, y_mm, w_mm, h_mm = 30.0, 25.0, *kind.size_mm
+    cut = size[0] // 2
+    work[50:50 + size[1], 60 + cut:60 + size[0]] = cv2.resize(other, size)[:, :size[0] - cut]
+    hidden = np.array([[x_mm + cut / px_per_mm, y_mm - 10], [x_mm + w_mm + 40, y_mm - 10],
+                       [x_mm + w_mm + 40, y_mm + h_mm + 10], [x_mm + cut / px_per_mm, y_mm + h_mm + 10]])
+    frame = np.array([[w_mm, 0.0, x_mm], [0.0, h_mm, y_mm], [0.0, 0.0, 1.0]])
+    plane = reader._Plane(None, px_per_mm, 1.0, (300, 300))
+    seen_whole = reader._verdict(reader._identify(work, [(kind, frame)], refs, plane))
+    seen_rest = reader._verdict(reader._identify(work, [(kind, frame)], refs, plane, [hidden]))
+    assert seen_whole is not None and seen_rest is not None
+    assert seen_rest.label == "card/archer" and seen_rest.is_accepted
+    assert not (seen_whole.label == "card/archer" and seen_whole.is_accepted)
+    # an outline that misses the piece changes nothing
+    away = reader._identify(work, [(kind, frame)], refs, plane, [hidden + (200.0, 0.0)])
+    whole = reader._identify(work, [(kind, frame)], refs, plane)
+    assert {k: s.score for k, s in away.items()} == {k: s.score for k, s in whole.items()}
 
 
 def test_read_discs_faces_up_and_down_and_their_turn(tmp_path: Path) -> None:
