@@ -216,7 +216,7 @@ HIDDEN_SHARE_MAX = 0.6
 under it: which, the outline does not tell), grown by HIDDEN_GROW_MM for their edges' blur
 (:func:`_unhidden`), unless that leaves less than 1 - HIDDEN_SHARE_MAX of it: both sides'
 maps restricted to the rest and made unit vectors again, the distinct parts worked out
-again there (:func:`_masked`). Over 200 synthetic scenes 2,670 -> 2,684 of 2,791 pieces
+again there (:func:`_masked_scores`). Over 200 synthetic scenes 2,670 -> 2,684 of 2,791 pieces
 read right (overlapping coins face up 155 -> 161 of 190, cards face up 174 -> 177 of 184),
 left-out fronts taken as known 2 -> 3 of 1,059. It replaces a lower bar for overlapped
 pieces (half the overlapped share: 2,670 with it, 2,683 with both). 0.5-1.0 mm read the
@@ -698,6 +698,7 @@ class _KindRefs:
     common_row: np.ndarray  # per row: its turn's row of common
     distinct: np.ndarray | None  # per row: its darkness map less the common part, unit
     distinct_bar: np.ndarray  # per row: how much the distinct part must match (DISTINCT_SELF_TYPICAL)
+    gram: np.ndarray | None  # per turn: its rows' (one per face) luma correlations, faces x faces
     body: np.ndarray  # per row: the face's mean colour, as in _Features
     level: float  # the detail level (DETAIL_LEVELS) the rows are softened to
 
@@ -773,11 +774,18 @@ def _kind_refs(kind: PieceKind, size: tuple[int, int], faces: list[tuple[str, np
     luma = np.stack([f.luma for f in feats])
     turn_of = np.asarray(turns, np.float64)
     unique, common_row = np.unique(turn_of, return_inverse=True)
-    common = distinct = None
+    common = distinct = gram = None
     distinct_bar = np.full(len(ids), DISTINCT_MIN)
     id_of = np.asarray(ids)
     if len(set(ids)) >= DISTINCT_FACES_MIN:
-        common, distinct = _common_and_distinct(luma, common_row, len(unique))
+        means = np.stack([luma[common_row == i].mean(axis=0) for i in range(len(unique))])
+        common = means / np.maximum(np.linalg.norm(means, axis=1, keepdims=True), 1e-9)
+        own = common[common_row]
+        rest = luma - np.einsum("ij,ij->i", luma, own)[:, None] * own
+        distinct = rest / np.maximum(np.linalg.norm(rest, axis=1, keepdims=True), 1e-9)
+        # each turn's faces' correlations with each other, for comparing a part of them (_masked_scores)
+        by_turn = luma.reshape(len(faces), -1, luma.shape[1]).transpose(1, 0, 2)
+        gram = by_turn @ by_turn.transpose(0, 2, 1)
         self_match = np.array([_self_distinct(small, kind, level, common, distinct, id_of == name, common_row)
                                for name, small in faces])
         share = np.clip(self_match / DISTINCT_SELF_TYPICAL, DISTINCT_FLOOR, 1.0)
@@ -792,21 +800,8 @@ def _kind_refs(kind: PieceKind, size: tuple[int, int], faces: list[tuple[str, np
                      starts, np.diff((*starts, len(ids))),
                      None if common is None else common.astype(np.float32), common_row,
                      None if distinct is None else distinct.astype(np.float32), distinct_bar,
+                     None if gram is None else gram.astype(np.float32),
                      np.stack([f.body for f in feats]), level)
-
-
-def _common_and_distinct(luma: np.ndarray, common_row: np.ndarray,
-                         turns: int) -> tuple[np.ndarray, np.ndarray]:
-    """What the faces *luma* (rows) share at each of *turns* (each row's is *common_row*):
-    the unit mean of that turn's rows; and each row less its turn's common part, unit."""
-    at_turn = np.zeros((turns, len(luma)), np.float32)
-    at_turn[common_row, np.arange(len(luma))] = 1.0
-    means = (at_turn @ luma) / at_turn.sum(axis=1, keepdims=True)
-    common = means / np.maximum(np.linalg.norm(means, axis=1, keepdims=True), 1e-9)
-    own = common[common_row]
-    rest = luma - np.einsum("ij,ij->i", luma, own)[:, None] * own
-    distinct = rest / np.maximum(np.linalg.norm(rest, axis=1, keepdims=True), 1e-9)
-    return np.asarray(common, np.float32), np.asarray(distinct, np.float32)
 
 
 def _self_score(face: np.ndarray, kind: PieceKind, level: float) -> float:
@@ -1100,11 +1095,16 @@ def _identify(work: np.ndarray, fits: list[_Fit], refs: _References,
                 else warp(work, m @ frame, size))
         seen = _Seen(flat, kind)
         keep = _unhidden(kind, frame, size, hidden)
+        body = None
+        if keep is not None:  # the mean colour of what is seen of it
+            mean = np.array(cv2.mean(flat, (_region(kind, keep.shape) & keep).view(np.uint8))[:3])
+            body = mean / max(float(mean.sum()), 1.0)
         for level in dict.fromkeys(_level(detail * softer) for softer in SOFTER):
             f, r = seen.at(level), refs.at(kind.name, level)
-            if keep is not None:
-                f, r = _masked(f, r, keep, flat)
-            _score_all(f, r, frame, best)
+            if keep is None or body is None:
+                _score_all(f, r, frame, best)
+            else:
+                _score_all(dataclasses.replace(f, body=body), r, frame, best, _hidden_columns(keep, r))
             if len(fits) == 1 and _is_sure(_verdict(best)):
                 break  # the nearest level's answer is sure: a softer one cannot overturn it
     return best
@@ -1127,52 +1127,86 @@ def _unhidden(kind: PieceKind, frame: np.ndarray, size: tuple[int, int],
         return None
     grow = round(HIDDEN_GROW_MM * w / kind.size_mm[0])
     if grow > 0:
-        cv2.dilate(cover, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * grow + 1, 2 * grow + 1)), dst=cover)
+        disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * grow + 1, 2 * grow + 1))
+        cv2.dilate(cover, disc, dst=cover)
     region = _region(kind, (h, w))
     if np.count_nonzero(cover.view(bool) & region) > HIDDEN_SHARE_MAX * np.count_nonzero(region):
         return None
     return np.asarray(cover == 0)
 
 
-def _masked(f: _Features, r: _KindRefs, keep: np.ndarray, flat: np.ndarray) -> tuple[_Features, _KindRefs]:
-    """The face seen *f* and the references *r* (one level's) restricted to the pixels
-    *keep* (a bool mask at the compare size) leaves, each made a unit vector again; the seen
-    face's mean colour taken there, from *flat*."""
-    shrink = 2 if r.level <= SPARSE_LEVEL else 1
-    if shrink > 1:
+def _hidden_columns(keep: np.ndarray, r: _KindRefs) -> tuple[np.ndarray, np.ndarray]:
+    """The darkness map's and the colour map's pixels (their places in *r*'s features) that
+    *keep* (a bool mask at the compare size) hides."""
+    if r.level <= SPARSE_LEVEL:  # worked out at half the compare size (_Seen.at)
         h, w = keep.shape
-        small = cv2.resize(keep.astype(np.float32), (max(4, w // shrink), max(4, h // shrink)),
+        small = cv2.resize(keep.astype(np.float32), (max(4, w // 2), max(4, h // 2)),
                            interpolation=cv2.INTER_AREA) > 0.999
         luma_keep = chroma_keep = small[_region(r.kind, small.shape)]
-    else:  # the colour map is sampled at every other pixel (_Seen.at)
+    else:  # the colour map sampled at every other pixel
         region = _region(r.kind, keep.shape)
         luma_keep, chroma_keep = keep[region], keep[::2, ::2][region[::2, ::2]]
-    luma, luma_norm = _unit_rows(f.luma[luma_keep])
-    chroma, chroma_norm = _unit_rows(f.chroma.reshape(-1, 3)[chroma_keep], colour=True)
-    ref_luma, ref_luma_norm = _unit_rows(r.luma[:, luma_keep])
-    ref_chroma, ref_chroma_norm = _unit_rows(r.chroma.reshape(len(r.chroma), -1, 3)[:, chroma_keep],
-                                             colour=True)
-    common, distinct = (None, None) if r.common is None else _common_and_distinct(ref_luma, r.common_row,
-                                                                                 len(r.common))
-    inside = (_region(r.kind, keep.shape) & keep).view(np.uint8)
-    mean = np.array(cv2.mean(flat, inside)[:3])
-    strength = f.chroma_strength * float(chroma_norm.item()) / max(float(luma_norm.item()), 1e-9)
-    seen = _Features(luma, chroma, strength, f.chroma_rms, mean / max(float(mean.sum()), 1.0))
-    refs = dataclasses.replace(r, luma=ref_luma, chroma=ref_chroma,
-                               chroma_strength=r.chroma_strength * ref_chroma_norm.ravel()
-                               / np.maximum(ref_luma_norm.ravel(), 1e-9),
-                               common=common, distinct=distinct)
-    return seen, refs
+    return np.flatnonzero(~luma_keep), np.flatnonzero(~chroma_keep)
 
 
-def _unit_rows(x: np.ndarray, colour: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """*x*'s rows (its last axis; with *colour*, its last two: pixels x channels, each channel
-    centred apart) centred and made unit vectors, flat, and what their lengths were."""
-    x = x - x.mean(axis=-2 if colour else -1, keepdims=True)
-    if colour:
-        x = x.reshape(*x.shape[:-2], -1)
-    norm = np.linalg.norm(x, axis=-1, keepdims=True)
-    return np.asarray(x / np.maximum(norm, 1e-9), np.float32), norm
+class _Part(NamedTuple):
+    """Unit vectors (rows, or one), each centred, restricted to the pixels a mask keeps and
+    made unit again: what their correlations need (:func:`_restricted`)."""
+
+    mean: np.ndarray  # per row: the kept pixels' mean (per channel: rows x channels)
+    norm: np.ndarray  # per row: the kept pixels' length, centred
+    kept: int  # how many pixels are kept
+
+
+def _restricted(rows: np.ndarray, hidden: np.ndarray, channels: int) -> tuple[_Part, np.ndarray]:
+    """*rows* (unit vectors, each channel centred; interleaved per pixel) as :class:`_Part`
+    with the pixels *hidden* left out, and their hidden values (rows x hidden x channels).
+    Worked out from the hidden pixels alone: the whole rows sum to 0 and have length 1."""
+    pixels = rows.shape[-1] // channels
+    cut = rows.reshape(*rows.shape[:-1], pixels, channels)[..., hidden, :]
+    kept = pixels - len(hidden)
+    mean = -cut.sum(axis=-2) / kept
+    whole = np.einsum("...i,...i->...", rows, rows) if rows.ndim == 1 else 1.0
+    length = whole - np.einsum("...ij,...ij->...", cut, cut) - kept * np.einsum("...j,...j->...", mean, mean)
+    return _Part(mean, np.sqrt(np.maximum(length, 1e-12)), kept), cut
+
+
+_Compared = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]
+"""Per reference row: the darkness and colour correlations, the distinct part's, the colour's
+strength; and the face seen's colour strength (:func:`_masked_scores`)."""
+
+
+def _masked_scores(f: _Features, r: _KindRefs, hidden: tuple[np.ndarray, np.ndarray]) -> _Compared:
+    """*f* against each row of *r* as :func:`_score_all` compares them, on the pixels the
+    hidden ones (:func:`_hidden_columns`) leave: per row the darkness and colour
+    correlations, the distinct part's, and the colour's strength; and the face seen's."""
+    luma_hidden, chroma_hidden = hidden
+    seen_l, seen_l_cut = _restricted(f.luma, luma_hidden, 1)
+    refs_l, refs_l_cut = _restricted(r.luma, luma_hidden, 1)
+    luma = ((r.luma @ f.luma - refs_l_cut.reshape(len(r.luma), -1) @ seen_l_cut.ravel()
+             - refs_l.kept * (refs_l.mean @ seen_l.mean)) / (refs_l.norm * seen_l.norm))
+    seen_c, seen_c_cut = _restricted(f.chroma, chroma_hidden, 3)
+    refs_c, refs_c_cut = _restricted(r.chroma, chroma_hidden, 3)
+    colour = ((r.chroma @ f.chroma - refs_c_cut.reshape(len(r.chroma), -1) @ seen_c_cut.ravel()
+               - refs_c.kept * (refs_c.mean @ seen_c.mean)) / (refs_c.norm * seen_c.norm))
+    strength = r.chroma_strength * refs_c.norm / refs_l.norm
+    seen_strength = f.chroma_strength * float(seen_c.norm) / float(seen_l.norm)
+    if r.gram is None:
+        return luma, colour, np.ones_like(luma), strength, seen_strength
+    # the distinct part, as _distinct_match, with each turn's common part worked out again
+    # over the kept pixels: from the faces' correlations there (gram, less the hidden part)
+    turns, faces = r.gram.shape[:2]
+    cut = refs_l_cut.reshape(faces, turns, -1).transpose(1, 0, 2)
+    mean, norm = (x.reshape(faces, turns).T for x in (refs_l.mean.ravel(), refs_l.norm))
+    gram = ((r.gram - cut @ cut.transpose(0, 2, 1) - refs_l.kept * mean[:, :, None] * mean[:, None, :])
+            / (norm[:, :, None] * norm[:, None, :]))
+    common = np.sqrt(np.maximum(gram.mean(axis=(1, 2)), 1e-12))  # each turn's mean row's length
+    along = gram.mean(axis=2) / common[:, None]  # each row along its turn's common part
+    by_turn = luma.reshape(faces, turns).T
+    seen_along = by_turn.mean(axis=1) / common
+    apart = np.maximum(1e-6, 1 - along * along) * np.maximum(1e-6, 1 - seen_along * seen_along)[:, None]
+    distinct = (by_turn - along * seen_along[:, None]) / np.sqrt(apart)
+    return luma, colour, distinct.T.ravel(), strength, seen_strength
 
 
 def _is_sure(verdict: _Verdict | None) -> bool:
@@ -1183,19 +1217,25 @@ def _is_sure(verdict: _Verdict | None) -> bool:
             and verdict.margin >= CONFIDENT_MARGIN)
 
 
-def _score_all(f: _Features, r: _KindRefs, frame: np.ndarray, best: _Best) -> None:
-    """Scores *f* against every reference row of *r*; keeps each identity's best in *best*."""
-    # BLAS on one thread (see read): 0.05 ms for a coin's 252 rows, against 0.1 ms for einsum
-    luma = r.luma @ f.luma
-    colour = r.chroma @ f.chroma
-    grey = (r.chroma_strength < CHROMA_MIN) & (f.chroma_strength < SEEN_GREY_MAX)
+def _score_all(f: _Features, r: _KindRefs, frame: np.ndarray, best: _Best,
+               hidden: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+    """Scores *f* against every reference row of *r* (without the pixels *hidden*:
+    :func:`_hidden_columns`); keeps each identity's best in *best*."""
+    if hidden is not None:
+        luma, colour, distinct, strength, seen_strength = _masked_scores(f, r, hidden)
+    else:
+        # BLAS on one thread (see read): 0.05 ms for a coin's 252 rows, against 0.1 ms for einsum
+        luma = r.luma @ f.luma
+        colour = r.chroma @ f.chroma
+        strength, seen_strength = r.chroma_strength, f.chroma_strength
+        if r.distinct is not None and r.common is not None:
+            distinct = _distinct_match(f.luma, r.common, r.distinct, r.common_row)
+        else:
+            distinct = np.ones_like(luma)
+    grey = (strength < CHROMA_MIN) & (seen_strength < SEEN_GREY_MAX)
     grey |= r.faint  # colour too faint for a camera to keep: the darkness map alone
     weight = COLOUR_WEIGHT if r.level > SPARSE_LEVEL else SPARSE_COLOUR_WEIGHT
     scores = luma - np.where(grey, 0.0, weight * np.maximum(0.0, COLOUR_GATE - colour))
-    if r.distinct is not None and r.common is not None:
-        distinct = _distinct_match(f.luma, r.common, r.distinct, r.common_row)
-    else:
-        distinct = np.ones_like(scores)
     # each identity's rows are consecutive: every identity's best score by one reduction,
     # and its best row only where that beats what another level or fit gave it
     tops = np.maximum.reduceat(scores, r.starts)
