@@ -33,7 +33,9 @@ The method is plain image comparison, small enough to explain and to run on a Pi
    (which of red, green and blue the print takes away, where). The score is the first,
    less a penalty when the colours disagree (:data:`COLOUR_GATE`; none for a face whose
    colour is too faint for a camera to keep, :data:`FAINT_CHROMA_RMS`). A heap's piece
-   is compared without the places its heap's other pieces overlap (:data:`HIDDEN_GROW_MM`).
+   is compared without the places its heap's other pieces overlap (:data:`HIDDEN_GROW_MM`),
+   and a face that wins clearly but scores low is looked at again where it lies best
+   aligned (:data:`REALIGN_MARGIN`).
 4. **Decide.** The best face must score at least :data:`MIN_SCORE` (less for a face of
    fine print, which scores lower even when right: :data:`SELF_SCORE_TYPICAL`) and beat
    the best *other* face by :data:`MIN_MARGIN`, and its distinct part (what the kind's
@@ -210,6 +212,16 @@ runner-up by 0.029 or more (median 0.15); the one wrong best face there by 0.009
 leave-one-out, two of the eleven wrong ones fall under it. Margins of wrong answers
 otherwise reach 0.2 (striped against empty, from a camera that blurs the stripes): the
 margin cannot catch those, only more references can."""
+REALIGN_MARGIN = 0.15
+REALIGN_MAX_MM = 4.0
+"""A face that beats every other by REALIGN_MARGIN or more but scores under its bar may be
+fitted off: a heap's split places a piece to a mm or two, and a lattice or fine print then
+barely matches itself. It is looked at again where phase correlation with that face puts
+it, when that is within REALIGN_MAX_MM, and the better of the two looks stands. Over 200
+synthetic scenes 2,684 -> 2,694 of 2,791 pieces read right (cards face down overlapping 56
+-> 61 of 65), none misread, left-out fronts taken as known 3 of 1,059 either way; a margin
+of 0.1-0.25 read 2,692-2,697. Within 2 mm 2,689, 3 mm 2,692, 4-5 mm 2,694-2,695; from 6 mm
+one misread: a tile a heap's split laid over a card's top, moved onto the card's picture."""
 HIDDEN_GROW_MM = 1.0
 HIDDEN_SHARE_MAX = 0.6
 """A heap's piece is compared without where the heap's other pieces overlap it (over it or
@@ -857,19 +869,22 @@ def _compare_size(kind: PieceKind) -> tuple[int, int]:
 def _turns(image: np.ndarray, kind: PieceKind) -> list[tuple[float, np.ndarray]]:
     """*image* at each turn (clockwise on screen, degrees) its outline allows."""
     if kind.shape == "disc":
+        angles = [float(turn) for turn in range(0, 360, DISC_STEP_DEG)]
+    else:
+        angles = [0.0, 180.0, 90.0, 270.0] if kind.is_square else [0.0, 180.0]
+    return [(turn, _turned(image, kind, turn)) for turn in angles]
+
+
+def _turned(image: np.ndarray, kind: PieceKind, turn: float) -> np.ndarray:
+    """*image* turned by *turn* degrees clockwise on screen: a disc's by resampling, a
+    rect's (a quarter turn's multiple) by moving its pixels."""
+    if kind.shape == "disc":
         h, w = image.shape[:2]
-        out = []
-        for turn in range(0, 360, DISC_STEP_DEG):
-            # OpenCV's positive angle turns anticlockwise on screen
-            m = cv2.getRotationMatrix2D(((w - 1) / 2, (h - 1) / 2), -turn, 1.0)
-            out.append((float(turn), np.asarray(cv2.warpAffine(image, m, (w, h), flags=cv2.INTER_LINEAR,
-                                                               borderMode=cv2.BORDER_REPLICATE), np.uint8)))
-        return out
-    out = [(0.0, image), (180.0, np.ascontiguousarray(image[::-1, ::-1]))]
-    if kind.is_square:
-        out += [(90.0, np.ascontiguousarray(np.rot90(image, -1))),
-                (270.0, np.ascontiguousarray(np.rot90(image, 1)))]
-    return out
+        # OpenCV's positive angle turns anticlockwise on screen
+        m = cv2.getRotationMatrix2D(((w - 1) / 2, (h - 1) / 2), -turn, 1.0)
+        return np.asarray(cv2.warpAffine(image, m, (w, h), flags=cv2.INTER_LINEAR,
+                                         borderMode=cv2.BORDER_REPLICATE), np.uint8)
+    return np.ascontiguousarray(np.rot90(image, -round(turn / 90.0)))
 
 
 _REGIONS: dict[tuple[str, int, int], np.ndarray] = {}
@@ -1083,7 +1098,34 @@ def _unit_outline(kind: PieceKind, frame: np.ndarray) -> np.ndarray:
 def _identify(work: np.ndarray, fits: list[_Fit], refs: _References,
               plane: _Plane, hidden: Sequence[np.ndarray] = ()) -> _Best:
     """Every face's best score over every kind the candidate fits (:func:`_verdict` decides),
-    compared without what the outlines *hidden* (in the plane: a heap's other pieces) cover."""
+    compared without what the outlines *hidden* (in the plane: a heap's other pieces) cover.
+    A face that beats the others clearly but scores under its bar is looked at again where
+    it lies best aligned (:data:`REALIGN_MARGIN`)."""
+    best = _compare(work, fits, refs, plane, hidden)
+    verdict = _verdict(best)
+    if verdict is None or verdict.score >= verdict.bar or verdict.margin < REALIGN_MARGIN:
+        return best
+    size = refs.by_kind[verdict.kind.name].size_px
+    m = plane.work_matrix
+    flat = (warp(work, verdict.frame, size, to_image=plane.to_work) if m is None
+            else warp(work, m @ verdict.frame, size))
+    face = next(img for identity, img in refs.faces[verdict.kind.name] if identity == verdict.identity)
+    turned = _turned(face, verdict.kind, verdict.turn_deg)
+    grey = [np.asarray(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), np.float32) for img in (turned, flat)]
+    window = cv2.createHanningWindow((size[0], size[1]), cv2.CV_32F)
+    (dx, dy), _ = cv2.phaseCorrelate(grey[0], grey[1], window)
+    du, dv = dx / size[0], dy / size[1]  # in the face's unit square
+    if math.hypot(du * verdict.kind.size_mm[0], dv * verdict.kind.size_mm[1]) > REALIGN_MAX_MM:
+        return best
+    moved = verdict.frame @ np.array([[1.0, 0.0, du], [0.0, 1.0, dv], [0.0, 0.0, 1.0]])
+    again = _compare(work, [(verdict.kind, moved)], refs, plane, hidden)
+    redone = _verdict(again)
+    return again if redone is not None and redone.score > verdict.score else best
+
+
+def _compare(work: np.ndarray, fits: list[_Fit], refs: _References,
+             plane: _Plane, hidden: Sequence[np.ndarray]) -> _Best:
+    """:func:`_identify`'s scores, on the fits as given."""
     best: _Best = {}
     m = plane.work_matrix
     for kind, frame in fits:
