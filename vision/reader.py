@@ -708,7 +708,7 @@ class _KindRefs:
     run_lengths: np.ndarray  # each run's rows
     common: np.ndarray | None  # per turn: the unit mean of the darkness maps at that turn
     common_row: np.ndarray  # per row: its turn's row of common
-    distinct: np.ndarray | None  # per row: its darkness map less the common part, unit
+    along: np.ndarray | None  # per row: its darkness map's correlation with its turn's common part
     distinct_bar: np.ndarray  # per row: how much the distinct part must match (DISTINCT_SELF_TYPICAL)
     gram: np.ndarray | None  # per turn: its rows' (one per face) luma correlations, faces x faces
     body: np.ndarray  # per row: the face's mean colour, as in _Features
@@ -786,20 +786,20 @@ def _kind_refs(kind: PieceKind, size: tuple[int, int], faces: list[tuple[str, np
     luma = np.stack([f.luma for f in feats])
     turn_of = np.asarray(turns, np.float64)
     unique, common_row = np.unique(turn_of, return_inverse=True)
-    common = distinct = gram = None
+    common = along = gram = None
     distinct_bar = np.full(len(ids), DISTINCT_MIN)
     id_of = np.asarray(ids)
     if len(set(ids)) >= DISTINCT_FACES_MIN:
         means = np.stack([luma[common_row == i].mean(axis=0) for i in range(len(unique))])
         common = means / np.maximum(np.linalg.norm(means, axis=1, keepdims=True), 1e-9)
-        own = common[common_row]
-        rest = luma - np.einsum("ij,ij->i", luma, own)[:, None] * own
-        distinct = rest / np.maximum(np.linalg.norm(rest, axis=1, keepdims=True), 1e-9)
+        along = np.einsum("ij,ij->i", luma, common[common_row])
         # each turn's faces' correlations with each other, for comparing a part of them (_masked_scores)
         by_turn = luma.reshape(len(faces), -1, luma.shape[1]).transpose(1, 0, 2)
         gram = by_turn @ by_turn.transpose(0, 2, 1)
-        self_match = np.array([_self_distinct(small, kind, level, common, distinct, id_of == name, common_row)
-                               for name, small in faces])
+        own_rows = [id_of == name for name, _ in faces]
+        self_match = np.array([_self_distinct(small, kind, level, luma[own], common, along[own],
+                                              common_row[own])
+                               for (_, small), own in zip(faces, own_rows, strict=True)])
         share = np.clip(self_match / DISTINCT_SELF_TYPICAL, DISTINCT_FLOOR, 1.0)
         distinct_bar = DISTINCT_MIN * share[face_of]
     strength = np.asarray([f.chroma_strength for f in feats], np.float64)
@@ -811,7 +811,7 @@ def _kind_refs(kind: PieceKind, size: tuple[int, int], faces: list[tuple[str, np
                      strength, faint, np.asarray(bars, np.float64),
                      starts, np.diff((*starts, len(ids))),
                      None if common is None else common.astype(np.float32), common_row,
-                     None if distinct is None else distinct.astype(np.float32), distinct_bar,
+                     None if along is None else along.astype(np.float32), distinct_bar,
                      None if gram is None else gram.astype(np.float32),
                      np.stack([f.body for f in feats]), level)
 
@@ -824,14 +824,14 @@ def _self_score(face: np.ndarray, kind: PieceKind, level: float) -> float:
     return float(a.luma @ b.luma)
 
 
-def _self_distinct(face: np.ndarray, kind: PieceKind, level: float, common: np.ndarray, distinct: np.ndarray,
-                   own: np.ndarray, common_row: np.ndarray) -> float:
-    """How well *face*'s distinct part (its rows *own* of *distinct*) matches itself seen
-    off as a camera sees a piece: moved by :data:`DISTINCT_SELF_SHIFT_PX`, blurred by
-    :data:`DISTINCT_SELF_BLUR_PX`."""
+def _self_distinct(face: np.ndarray, kind: PieceKind, level: float, luma: np.ndarray, common: np.ndarray,
+                   along: np.ndarray, common_row: np.ndarray) -> float:
+    """How well *face*'s distinct part (its rows *luma*, each *along* its turn's row
+    *common_row* of *common*) matches itself seen off as a camera sees a piece: moved by
+    :data:`DISTINCT_SELF_SHIFT_PX`, blurred by :data:`DISTINCT_SELF_BLUR_PX`."""
     off = _seen_off(face, DISTINCT_SELF_SHIFT_PX, DISTINCT_SELF_BLUR_PX)
     f = _features(off if level >= 1.0 else _soften(off, level), kind, level).luma
-    return float(_distinct_match(f, common, distinct[own], common_row[own]).max())
+    return float(_distinct_match(luma @ f, along, (common @ f)[common_row]).max())
 
 
 def _seen_off(face: np.ndarray, shift_px: float, blur_px: float) -> np.ndarray:
@@ -851,13 +851,13 @@ def _soften(image: np.ndarray, level: float) -> np.ndarray:
                                  interpolation=cv2.INTER_LINEAR), np.uint8)
 
 
-def _distinct_match(luma: np.ndarray, common: np.ndarray, distinct: np.ndarray,
-                    common_row: np.ndarray) -> np.ndarray:
-    """Per row of *distinct* (at its turn's row *common_row* of *common*): the face *luma*
-    less its part along the common direction, correlated with the row's distinct part:
-    (f . d) / |f - (f . c) c|, as d is orthogonal to c."""
-    along = common @ luma
-    return np.asarray((distinct @ luma) / np.sqrt(np.maximum(1e-6, 1.0 - along * along))[common_row])
+def _distinct_match(luma: np.ndarray, along: np.ndarray, seen_along: np.ndarray) -> np.ndarray:
+    """Per reference row r (a unit vector, its turn's common part c): the face seen f less
+    its part along c, correlated with r less its part along c, from the rows' correlations
+    *luma* (r . f), *along* (r . c) and *seen_along* (f . c, at each row's turn):
+    (r . f - (r . c)(f . c)) / (|r - (r . c) c| |f - (f . c) c|)."""
+    apart = np.maximum(1e-6, 1.0 - along * along) * np.maximum(1e-6, 1.0 - seen_along * seen_along)
+    return np.asarray((luma - along * seen_along) / np.sqrt(apart))
 
 
 def _compare_size(kind: PieceKind) -> tuple[int, int]:
@@ -1246,8 +1246,7 @@ def _masked_scores(f: _Features, r: _KindRefs, hidden: tuple[np.ndarray, np.ndar
     along = gram.mean(axis=2) / common[:, None]  # each row along its turn's common part
     by_turn = luma.reshape(faces, turns).T
     seen_along = by_turn.mean(axis=1) / common
-    apart = np.maximum(1e-6, 1 - along * along) * np.maximum(1e-6, 1 - seen_along * seen_along)[:, None]
-    distinct = (by_turn - along * seen_along[:, None]) / np.sqrt(apart)
+    distinct = _distinct_match(by_turn, along, seen_along[:, None])
     return luma, colour, distinct.T.ravel(), strength, seen_strength
 
 
@@ -1270,8 +1269,8 @@ def _score_all(f: _Features, r: _KindRefs, frame: np.ndarray, best: _Best,
         luma = r.luma @ f.luma
         colour = r.chroma @ f.chroma
         strength, seen_strength = r.chroma_strength, f.chroma_strength
-        if r.distinct is not None and r.common is not None:
-            distinct = _distinct_match(f.luma, r.common, r.distinct, r.common_row)
+        if r.along is not None and r.common is not None:
+            distinct = _distinct_match(luma, r.along, (r.common @ f.luma)[r.common_row])
         else:
             distinct = np.ones_like(luma)
     grey = (strength < CHROMA_MIN) & (seen_strength < SEEN_GREY_MAX)
