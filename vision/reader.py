@@ -912,6 +912,13 @@ def _region(kind: PieceKind, shape: tuple[int, int]) -> np.ndarray:
     return region
 
 
+def _body(image: np.ndarray, inside: np.ndarray) -> np.ndarray:
+    """*image*'s mean colour over *inside* (a uint8 mask), as shares of its channels' sum:
+    what the face is made of, kept by any blur (:data:`BODY_TOL`)."""
+    mean = np.array(cv2.mean(image, inside)[:3])
+    return mean / max(float(mean.sum()), 1.0)
+
+
 def _level(detail: float) -> float:
     """The :data:`DETAIL_LEVELS` entry nearest *detail*."""
     return min(DETAIL_LEVELS, key=lambda d: abs(math.log(max(detail, 1e-3) / d)))
@@ -969,10 +976,7 @@ class _Seen:
             region = _region(self.kind, (image.shape[0], image.shape[1]))
             inside = region.view(np.uint8)
             img = image.astype(np.float32)
-            # the mean colour, as shares of its channels' sum: what the face is made of, kept
-            # by any blur (BODY_TOL)
-            mean = np.array(cv2.mean(image, inside)[:3])
-            body = mean / max(float(mean.sum()), 1.0)
+            body = _body(image, inside)
             every = 2 // shrink  # the paper from every 4th pixel at the compare size: as good
             sample = img[::every, ::every][region[::every, ::every]]
             k = round(PAPER_PERCENTILE / 100 * (len(sample) - 1))
@@ -1142,10 +1146,9 @@ def _compare(work: np.ndarray, fits: list[_Fit], refs: _References,
                 else warp(work, m @ frame, size))
         seen = _Seen(flat, kind)
         keep = _unhidden(kind, frame, size, hidden)
-        body = None
-        if keep is not None:  # the mean colour of what is seen of it
-            mean = np.array(cv2.mean(flat, (_region(kind, keep.shape) & keep).view(np.uint8))[:3])
-            body = mean / max(float(mean.sum()), 1.0)
+        body = None  # the mean colour of what is seen of it
+        if keep is not None:
+            body = _body(flat, (_region(kind, keep.shape) & keep).view(np.uint8))
         for level in dict.fromkeys(_level(detail * softer) for softer in SOFTER):
             f, r = seen.at(level), refs.at(kind.name, level)
             if keep is None or body is None:
@@ -1247,10 +1250,10 @@ def _masked_scores(f: _Features, r: _KindRefs, hidden: tuple[np.ndarray, np.ndar
     mean, norm = (x.reshape(faces, turns).T for x in (refs_l.mean.ravel(), refs_l.norm))
     gram = ((r.gram - cut @ cut.transpose(0, 2, 1) - refs_l.kept * mean[:, :, None] * mean[:, None, :])
             / (norm[:, :, None] * norm[:, None, :]))
-    common = np.sqrt(np.maximum(gram.mean(axis=(1, 2)), 1e-12))  # each turn's mean row's length
-    along = gram.mean(axis=2) / common[:, None]  # each row along its turn's common part
+    mean_length = np.sqrt(np.maximum(gram.mean(axis=(1, 2)), 1e-12))  # each turn's mean row's
+    along = gram.mean(axis=2) / mean_length[:, None]  # each row along its turn's common part
     by_turn = luma.reshape(faces, turns).T
-    seen_along = by_turn.mean(axis=1) / common
+    seen_along = by_turn.mean(axis=1) / mean_length
     distinct = _distinct_match(by_turn, along, seen_along[:, None])
     return luma, colour, distinct.T.ravel(), strength, seen_strength
 
