@@ -381,6 +381,25 @@ def test_read_a_coin_whose_outline_segments_larger_than_it_is(library: Library) 
     assert outcome.position_error_mm is not None and outcome.position_error_mm < 1.0
 
 
+def test_read_a_grey_coin_whose_rim_takes_the_cloths_colour(library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
+    # coin 5 is printed black on silver: no colour to compare. Seen 25 px across on wood, the
+    # lens's blur and JPEG's coarse colour tint its rim the wood's colour, not its middle
+    scene = sp.random_piece_scene(16)
+    coin = min(scene.pieces, key=lambda t: math.dist(t.center_mm, (366.0, 385.0)))
+    assert coin.label == "coin/5" and coin.overlap == 0 and scene.cloth == "wood"
+    cal = calibrate(scene.image, scene.layout, scene.lens)
+
+    def outcome() -> str:
+        result = read(scene.image, library, calibration=cal, layout_dictionary=scene.layout.dictionary,
+                      empty=scene.empty)
+        return next(o for o in sp.score_reading(scene, result).pieces if o.truth is coin).outcome
+
+    assert outcome() == "right"
+    # the colour seen over the whole compared face, rim and all, is too much for a grey one
+    monkeypatch.setattr(reader, "SEEN_GREY_INSET", reader.INSET)
+    assert outcome() == "unknown"
+
+
 def test_read_a_heaps_piece_looked_at_again_where_it_lies(library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
     # a card's lattice back under another card: the heap's split places it 2 mm off, where it
     # scores under its bar though nothing else comes near it
