@@ -122,6 +122,15 @@ with the discs too (from 0.4 of the radius the same); tiles face down alone 137 
 are neighbours where their boxes, grown by this, overlap: 3 fewer pieces read than grouping
 their pixels grown so (2,606 against 2,609, with the heaps as they are now), and no mask to
 label: 0.8 ms a frame in all, against 1.5."""
+REMAINDER_GAP_MM = 1.0
+"""Where whole pieces do not explain a heap and its surest pieces are read, what they leave
+of it (each grown by this, for its outline's blur) is read again with the specks around it
+(:func:`_rescue`), not the whole heap: a copper coin half under a silver one on wood shows
+only the half that differs from the wood. Over 200 synthetic scenes: 2,720 -> 2,725 of
+2,791 pieces read right (tiles face down overlapping 52 -> 55 of 64, coins face up
+overlapping 171 -> 173 of 190), none misread, none where no piece lies, the same left-out
+fronts taken as known; art seed 1, 100 scenes: 1,343 -> 1,345 of 1,386. 0.75 mm read 2,724,
+1.25 mm the same as 1."""
 OFF_TABLE_MM = 100.0
 """With a calibration, an outline whose centre lies farther than this outside what the table
 markers span is not on the table, and is not read (a camera sees past the table's edge:
@@ -479,9 +488,21 @@ def _read(image: np.ndarray, library: Library, calibration: TableCalibration | N
                                     for i, part in enumerate(split.pieces)], plane)
                 continue
             if not fits:  # not explained: its surest pieces that are read, and the rest unknown
-                _add_parts(scored, [(part, best) for i, part in enumerate(split.pieces)
-                                    if _is_read(best := _identify(work, [part], refs, plane,
-                                                                  _others(split.pieces, i)))], plane)
+                read_parts = [(part, best) for i, part in enumerate(split.pieces)
+                              if _is_read(best := _identify(work, [part], refs, plane,
+                                                            _others(split.pieces, i)))]
+                _add_parts(scored, read_parts, plane)
+                if read_parts:
+                    # what they leave is read again with the specks around it (_rescue), or
+                    # stays unknown
+                    mm_px = _mm_px(plane, mask.shape, seg_scale)
+                    for rest in _remainder(c, [part for part, _ in read_parts], plane, seg_scale, mm_px):
+                        if cv2.contourArea(rest) >= area_min:
+                            unfit.append((rest, len(scored)))
+                            scored.append(_blob({}, rest, plane, seg_scale))
+                        else:
+                            unfit.append((rest, None))
+                    continue
         best = _identify(work, fits, refs, plane) if fits else {}
         if fits and plane.in_mm and not larger and not _is_read(best):
             # no piece as a whole: two pieces side by side whose outline together is a kind's
@@ -495,10 +516,7 @@ def _read(image: np.ndarray, library: Library, calibration: TableCalibration | N
         fitted_any = fitted_any or bool(fits)
         if not fits:
             unfit.append((c, len(scored)))
-        centroid = np.array([[moments["m10"], moments["m01"]]]) / moments["m00"]
-        hull = cv2.approxPolyDP(cv2.convexHull(c), 1.5, True).reshape(-1, 2)
-        scored.append((best, plane.report(plane.from_image((centroid + 0.5) / seg_scale - 0.5)[0]),
-                       _points((hull + 0.5) / seg_scale - 0.5)))
+        scored.append(_blob(best, c, plane, seg_scale))
     if plane.in_mm and unfit:
         _rescue(unfit, mask.shape, scored, work, refs, plane, seg_scale, table)
     if calibration is None and (not fitted_any or contrast < CONTRAST_MIN):
@@ -520,6 +538,38 @@ def _read(image: np.ndarray, library: Library, calibration: TableCalibration | N
             unknown.append(UnknownPiece(center, plane.reports_mm, verdict.label, verdict.score,
                                         verdict.margin, outline))
     return ReadResult(tuple(pieces), tuple(unknown))
+
+
+def _blob(best: _Best, contour: np.ndarray, plane: _Plane, seg_scale: float) -> _Scoring:
+    """A blob of the segmentation mask (its *contour*) as scored: *best*, with its centroid
+    and hull to report if it stays unknown."""
+    moments = cv2.moments(contour)
+    centroid = np.array([[moments["m10"], moments["m01"]]]) / max(moments["m00"], 1e-9)
+    hull = cv2.approxPolyDP(cv2.convexHull(contour), 1.5, True).reshape(-1, 2)
+    return (best, plane.report(plane.from_image((centroid + 0.5) / seg_scale - 0.5)[0]),
+            _points((hull + 0.5) / seg_scale - 0.5))
+
+
+def _remainder(contour: np.ndarray, parts: list[_Fit], plane: _Plane, seg_scale: float,
+               mm_px: float) -> list[np.ndarray]:
+    """The outlines of what the pieces *parts* read from a heap (its *contour* in the
+    segmentation mask, *mm_px* px a mm) leave of it, each piece grown by
+    :data:`REMAINDER_GAP_MM`."""
+    x, y, w, h = cv2.boundingRect(contour)
+    canvas = np.zeros((h, w), np.uint8)  # the heap's box alone
+    cv2.drawContours(canvas, [contour - np.array([x, y], np.int32)], -1, 1, cv2.FILLED)
+    for kind, frame in parts:
+        px = (plane.to_image(_unit_outline(kind, frame)) + 0.5) * seg_scale - 0.5 - np.array([x, y])
+        corners = np.round(px).astype(np.int32)
+        cv2.fillPoly(canvas, [corners], 0)
+        cv2.polylines(canvas, [corners], True, 0, max(1, round(2 * REMAINDER_GAP_MM * mm_px)))
+    contours, _ = cv2.findContours(canvas, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE, offset=(x, y))
+    return list(contours)
+
+
+def _mm_px(plane: _Plane, shape: tuple[int, int], seg_scale: float) -> float:
+    """A mm in the segmentation mask's pixels (of *shape*), at its middle."""
+    return plane.px_per_mm_near((shape[1] / 2 / seg_scale, shape[0] / 2 / seg_scale)) * seg_scale
 
 
 def _others(parts: list[_Fit], i: int) -> list[np.ndarray]:
@@ -550,7 +600,7 @@ def _rescue(unfit: list[tuple[np.ndarray, int | None]], shape: tuple[int, int], 
     hull fits a kind (or lies within a disc kind's circle: a disc of that size at the
     circle's centre) and the piece is identified, it replaces the group's unknowns. Nothing is
     read off the *table* (:func:`_table_box`)."""
-    mm_px = plane.px_per_mm_near((shape[1] / 2 / seg_scale, shape[0] / 2 / seg_scale)) * seg_scale
+    mm_px = _mm_px(plane, shape, seg_scale)
     # grouped by their boxes, each grown by RESCUE_MM: two outlines whose grown boxes overlap
     # are neighbours (a frame holds a few dozen outlines; no mask to label)
     reach = RESCUE_MM * mm_px

@@ -400,6 +400,26 @@ def test_read_a_grey_coin_whose_rim_takes_the_cloths_colour(library: Library, mo
     assert outcome() == "unknown"
 
 
+def test_read_what_a_heaps_pieces_read_leave_of_it(library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a copper coin 6 on wood under a silver coin 5: its lower half is the wood's colour, so
+    # no whole pieces explain the heap; the coin 5 is read, and what it leaves is read again
+    scene = sp.random_piece_scene(38)
+    coin = min(scene.pieces, key=lambda t: math.dist(t.center_mm, (315.0, 372.0)))
+    assert coin.label == "coin/6" and coin.overlap > 0 and scene.cloth == "wood"
+    cal = calibrate(scene.image, scene.layout, scene.lens)
+
+    def outcomes() -> dict[str, str]:
+        result = read(scene.image, library, calibration=cal, layout_dictionary=scene.layout.dictionary,
+                      empty=scene.empty)
+        return {o.truth.label: o.outcome for o in sp.score_reading(scene, result).pieces
+                if math.dist(o.truth.center_mm, coin.center_mm) < 30}
+
+    assert outcomes() == {"coin/5": "right", "coin/6": "right"}
+    # the whole heap read again instead: no piece's shape
+    monkeypatch.setattr(reader, "_remainder", lambda contour, *args: [contour])
+    assert outcomes() == {"coin/5": "right", "coin/6": "unknown"}
+
+
 def test_read_a_heaps_piece_looked_at_again_where_it_lies(library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
     # a card's lattice back under another card: the heap's split places it 2 mm off, where it
     # scores under its bar though nothing else comes near it
