@@ -83,8 +83,14 @@ the library), the pieces its outline runs along for this share of their edge are
 found (:func:`divide_heap`). Over 200 synthetic scenes, each read: 2,626 -> 2,641 of 2,791
 pieces read right with 0.6-0.8 (2,635 with 0.9; 0.5 misread one more), no more left-out
 fronts taken as known."""
-DISC_VOTE_MIN = 0.35
-"""A disc's centre needs votes from this share of its circumference."""
+DISC_VOTE_MIN = 0.2
+"""A disc's centre needs votes from this share of its circumference: only a first sieve, as
+the checks above (:data:`SUPPORT_MIN`) decide. A coin's outline in a 720p view steps a pixel
+(~1.2 mm) at a time, and the tangents along it scatter the votes: two touching coins on wood
+drew 0.31 of a whole circle's peak at the centre of one. Over 200 synthetic scenes: 0.35
+read 2,724 of 2,791 pieces right, 0.3 2,732, 0.25 2,734, 0.2 and 0.15 2,735 (coins face up
+overlapping 173 -> 181 of 190, face down 58 -> 61 of 61), none misread, left-out fronts
+taken as known 3 of 1,059 throughout; art seed 1, 100 scenes: 1,345 -> 1,349 of 1,386."""
 
 
 class HeapSplit(NamedTuple):

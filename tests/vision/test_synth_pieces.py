@@ -29,7 +29,7 @@ import numpy as np
 import pytest
 from shapely.geometry import Point, Polygon
 
-from vision import reader
+from vision import heaps, reader
 from vision import synth_pieces as sp
 from vision.calibration import calibrate
 from vision.errors import CalibrationError
@@ -418,6 +418,25 @@ def test_read_what_a_heaps_pieces_read_leave_of_it(library: Library, monkeypatch
     # the whole heap read again instead: no piece's shape
     monkeypatch.setattr(reader, "_remainder", lambda contour, *args: [contour])
     assert outcomes() == {"coin/5": "right", "coin/6": "unknown"}
+
+
+def test_read_two_touching_coins_whose_outline_steps_a_pixel_at_a_time(
+        library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a copper coin 6 and a gold coin 1 overlapping on wood, 25 px across: their outline's
+    # steps scatter the votes for each disc's centre
+    scene = sp.random_piece_scene(167)
+    coins = [t for t in scene.pieces if math.dist(t.center_mm, (276.0, 328.0)) < 15]
+    assert sorted(t.label for t in coins) == ["coin/1", "coin/6"] and all(t.overlap > 0 for t in coins)
+    cal = calibrate(scene.image, scene.layout, scene.lens)
+
+    def outcomes() -> list[str]:
+        result = read(scene.image, library, calibration=cal, layout_dictionary=scene.layout.dictionary,
+                      empty=scene.empty)
+        return [o.outcome for o in sp.score_reading(scene, result).pieces if o.truth in coins]
+
+    assert outcomes() == ["right", "right"]
+    monkeypatch.setattr(heaps, "DISC_VOTE_MIN", 0.35)  # votes from a third of each circle
+    assert outcomes() == ["unknown", "unknown"]
 
 
 def test_read_a_heaps_piece_looked_at_again_where_it_lies(library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
