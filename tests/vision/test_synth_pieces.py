@@ -439,6 +439,26 @@ def test_read_two_touching_coins_whose_outline_steps_a_pixel_at_a_time(
     assert outcomes() == ["unknown", "unknown"]
 
 
+def test_read_a_heaps_piece_by_the_paper_of_what_is_seen_of_it(
+        library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a card's navy back a fifth under a white card: the white is left out of the comparing,
+    # and of the back's paper too, or the navy is paper no more and its lattice turns to print
+    scene = sp.random_piece_scene(130)
+    back = min(scene.pieces, key=lambda t: math.dist(t.center_mm, (308.0, 382.0)))
+    assert back.label == "card/back" and back.overlap > 0.15
+    cal = calibrate(scene.image, scene.layout, scene.lens)
+
+    def outcome() -> str:
+        result = read(scene.image, library, calibration=cal, layout_dictionary=scene.layout.dictionary,
+                      empty=scene.empty)
+        return next(o for o in sp.score_reading(scene, result).pieces if o.truth is back).outcome
+
+    assert outcome() == "right"
+    seen = reader._Seen
+    monkeypatch.setattr(reader, "_Seen", lambda image, kind, keep=None: seen(image, kind))
+    assert outcome() == "unknown"
+
+
 def test_read_a_heaps_piece_looked_at_again_where_it_lies(library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
     # a card's lattice back under another card: the heap's split places it 2 mm off, where it
     # scores under its bar though nothing else comes near it
