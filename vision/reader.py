@@ -83,6 +83,7 @@ from vision.library import (
     disc_frame,
     fit_disc,
     fit_rect,
+    frame_from_quad,
     frame_point,
     frame_points,
     segment,
@@ -121,7 +122,12 @@ with the discs too (from 0.4 of the radius the same); tiles face down alone 137 
 157. None read where no piece lies, and no more left-out fronts taken as known. Two outlines
 are neighbours where their boxes, grown by this, overlap: 3 fewer pieces read than grouping
 their pixels grown so (2,606 against 2,609, with the heaps as they are now), and no mask to
-label: 0.8 ms a frame in all, against 1.5."""
+label: 0.8 ms a frame in all, against 1.5. A group whose hull fits no kind, nor a disc, is
+tried as the rect kind its smallest box is the size of (:func:`_boxed`): a tile a card
+covers at a corner, or whose edge matches the cloth, still shows its other corners. Over 200
+synthetic scenes 2,739 -> 2,748 of 2,791 pieces read right (tiles face down overlapping 55
+-> 60 of 64, all of the rest tiles too), none misread, none where no piece lies, the same
+left-out fronts taken as known; art seed 1, 100 scenes: 1,353 -> 1,356 of 1,386."""
 REMAINDER_GAP_MM = 1.0
 """Where whole pieces do not explain a heap and its surest pieces are read, what they leave
 of it (each grown by this, for its outline's blur) is read again with the specks around it
@@ -602,7 +608,8 @@ def _rescue(unfit: list[tuple[np.ndarray, int | None]], shape: tuple[int, int], 
     (their outlines in the segmentation mask of *shape*, each with its scored entry, if it
     has one), taken together with their neighbours within :data:`RESCUE_MM`. Where a group's
     hull fits a kind (or lies within a disc kind's circle: a disc of that size at the
-    circle's centre) and the piece is identified, it replaces the group's unknowns. Nothing is
+    circle's centre; or its smallest box is a rect kind's size) and the piece is identified,
+    it replaces the group's unknowns. Nothing is
     read off the *table* (:func:`_table_box`)."""
     mm_px = _mm_px(plane, shape, seg_scale)
     # grouped by their boxes, each grown by RESCUE_MM: two outlines whose grown boxes overlap
@@ -630,6 +637,8 @@ def _rescue(unfit: list[tuple[np.ndarray, int | None]], shape: tuple[int, int], 
             circle_centre, radius = cv2.minEnclosingCircle(pts.astype(np.float32))
             fits = [(kind, disc_frame(circle_centre, kind)) for kind in refs.kinds if kind.shape == "disc"
                     and RESCUE_DISC_SHARE <= radius / (kind.size_mm[0] / 2) <= 1 + SIZE_TOLERANCE]
+        if not fits:  # a rect bitten at a corner or along a side: the box around what is left
+            fits = _boxed(pts, refs.kinds)
         if not fits:
             continue
         best = _identify(work, fits, refs, plane)
@@ -641,6 +650,23 @@ def _rescue(unfit: list[tuple[np.ndarray, int | None]], shape: tuple[int, int], 
         gone |= {entry for _, entry in members if entry is not None}
         _add_parts(scored, [((verdict.kind, verdict.frame), best)], plane)
     scored[:] = [s for i, s in enumerate(scored) if i not in gone]
+
+
+def _boxed(outline: np.ndarray, kinds: tuple[PieceKind, ...]) -> list[_Fit]:
+    """Each rect kind the smallest box around *outline* (N x 2, mm) is the size of, within
+    :data:`vision.library.SIZE_TOLERANCE`, with the box's frame: a rect whose corner or edge
+    segmentation lost (another piece over it, a cloth of its colour) still spans its whole
+    box where its other corners show."""
+    (cx, cy), sides, turn = cv2.minAreaRect(outline.astype(np.float32))
+    short, long_ = sorted(sides)
+    box = np.asarray(cv2.boxPoints(((cx, cy), sides, turn)), np.float64)
+    out = []
+    for kind in kinds:
+        k_short, k_long = sorted(kind.size_mm)
+        if (kind.shape == "rect" and abs(short / k_short - 1) <= SIZE_TOLERANCE
+                and abs(long_ / k_long - 1) <= SIZE_TOLERANCE):
+            out.append((kind, frame_from_quad(box, kind)))
+    return out
 
 
 def _fits(outline: np.ndarray, kinds: tuple[PieceKind, ...], in_mm: bool) -> list[_Fit]:

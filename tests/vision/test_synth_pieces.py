@@ -459,6 +459,28 @@ def test_read_a_heaps_piece_by_the_paper_of_what_is_seen_of_it(
     assert outcome() == "unknown"
 
 
+def test_read_a_tile_a_card_covers_at_a_corner_by_the_box_of_what_is_left(
+        library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a sand tile a fifth under a card on linen gingham: its edge matches the cloth in
+    # places, so no whole pieces explain the heap; the card is read, and what it leaves of
+    # the tile, bitten at the corner the card covers, still spans the tile's whole box
+    scene = sp.random_piece_scene(146)
+    tile = min(scene.pieces, key=lambda t: math.dist(t.center_mm, (122.0, 448.0)))
+    assert tile.label == "chamber/cross" and tile.overlap > 0.15
+    cal = calibrate(scene.image, scene.layout, scene.lens)
+
+    def outcome() -> sp.PieceOutcome:
+        result = read(scene.image, library, calibration=cal, layout_dictionary=scene.layout.dictionary,
+                      empty=scene.empty)
+        return next(o for o in sp.score_reading(scene, result).pieces if o.truth is tile)
+
+    boxed = outcome()
+    assert boxed.outcome == "right"
+    assert boxed.position_error_mm is not None and boxed.position_error_mm < 3.0  # the box is what is left
+    monkeypatch.setattr(reader, "_boxed", lambda outline, kinds: [])
+    assert outcome().outcome == "unknown"
+
+
 def test_read_a_heaps_piece_looked_at_again_where_it_lies(library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
     # a card's lattice back under another card: the heap's split places it 2 mm off, where it
     # scores under its bar though nothing else comes near it
