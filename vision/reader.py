@@ -1002,17 +1002,18 @@ def _region(kind: PieceKind, shape: tuple[int, int], inset: float = INSET) -> np
     return region
 
 
-_INNER: dict[tuple[str, int, int, int, float], np.ndarray] = {}
+_INNER: dict[tuple[str, int, int, int, float], tuple[np.ndarray, int]] = {}
 
 
-def _inner(kind: PieceKind, shape: tuple[int, int], every: int) -> np.ndarray:
+def _inner(kind: PieceKind, shape: tuple[int, int], every: int) -> tuple[np.ndarray, int]:
     """Which of the colour map's samples (the region of *shape* at every *every*-th pixel)
-    lie inside :data:`SEEN_GREY_INSET`: away from the outline."""
+    lie inside :data:`SEEN_GREY_INSET`, away from the outline (1.0, else 0.0), and how many."""
     key = (kind.shape, *shape, every, SEEN_GREY_INSET)
     inner = _INNER.get(key)
     if inner is None:
         region, inset = _region(kind, shape), _region(kind, shape, SEEN_GREY_INSET)
-        inner = _INNER[key] = inset[::every, ::every][region[::every, ::every]]
+        chosen = inset[::every, ::every][region[::every, ::every]]
+        inner = _INNER[key] = (chosen.astype(np.float32), max(1, int(np.count_nonzero(chosen))))
     return inner
 
 
@@ -1133,9 +1134,13 @@ class _Seen:
             else:
                 luma *= shrink / ln  # ln is |luma| as if at the compare size
                 rms = cn / math.sqrt(max(1, chroma.size // 3))
-                inner = chroma.reshape(-1, 3)[_inner(self.kind, region.shape, every)]
-                inner = inner - inner.mean(axis=0)
-                inner_rms = math.sqrt(float(np.einsum("ij,ij->", inner, inner)) / max(1, len(inner)))
+                # the samples inside's spread about their own mean, without copying them out
+                inner, samples = _inner(self.kind, region.shape, every)
+                per_pixel = chroma.reshape(-1, 3)
+                mean = inner @ per_pixel / samples
+                squares = float(np.einsum("i,ij,ij->", inner, per_pixel, per_pixel))
+                spread = squares / samples - float(mean @ mean)
+                inner_rms = math.sqrt(max(spread, 0.0))
                 done = _Features(luma, chroma / cn if cn > 0 else chroma,
                                  cn / ln, rms, cn / ln * inner_rms / max(rms, 1e-12), body)
             self._done[sigma, shrink] = done
