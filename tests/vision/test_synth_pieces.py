@@ -341,7 +341,7 @@ def test_read_pieces_whose_outline_falls_apart_on_a_cloth_of_their_colour(librar
     assert outcomes() == {"chamber/back": "right", "coin/6": "right"}
     # segmented, the coin is bitten: no blob alone fits a coin (the tile's stripes, cut at
     # their own change, join up to its outline)
-    monkeypatch.setattr(reader, "_rescue", lambda *args: None)
+    monkeypatch.setattr(reader, "_rescue", lambda *args, **kwargs: None)
     assert outcomes() == {"chamber/back": "right", "coin/6": "missed"}
 
 
@@ -479,6 +479,25 @@ def test_read_a_tile_a_card_covers_at_a_corner_by_the_box_of_what_is_left(
     assert boxed.position_error_mm is not None and boxed.position_error_mm < 3.0  # the box is what is left
     monkeypatch.setattr(reader, "_boxed", lambda outline, kinds: [])
     assert outcome().outcome == "unknown"
+
+
+def test_read_from_brightness_alone_takes_no_blobs_box_for_a_piece(
+        library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
+    # without the empty table, a card's bright part can be a blob of a tile's size
+    scene = sp.random_piece_scene(429)
+    card = min(scene.pieces, key=lambda t: math.dist(t.center_mm, (360.0, 247.0)))
+    assert card.label == "card/knight" and card.overlap == 0
+    cal = calibrate(scene.image, scene.layout, scene.lens)
+
+    def misread() -> list[str]:
+        result = read(scene.image, library, calibration=cal, layout_dictionary=scene.layout.dictionary)
+        return [f"{o.truth.label} as {o.read_as}" for o in sp.score_reading(scene, result).pieces
+                if o.outcome == "misread"]
+
+    assert misread() == []
+    rescue = reader._rescue
+    monkeypatch.setattr(reader, "_rescue", lambda *args, boxed: rescue(*args, boxed=True))
+    assert misread() == ["card/knight as chamber/pit"]
 
 
 def test_read_a_heaps_piece_looked_at_again_where_it_lies(library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
