@@ -311,6 +311,25 @@ def test_table_camera_reads_pieces_for_the_app(library: Library, tmp_path: Path)
     assert np.array_equal(rgb[:, :, ::-1], scene.image)
 
 
+def _scored(scene: sp.PieceScene, library: Library, *, empty: bool = True) -> sp.ReadingScore:
+    """*scene* read as the app reads it (calibrated from its markers; against its empty table
+    unless *empty* is false), scored against its truth."""
+    cal = calibrate(scene.image, scene.layout, scene.lens)
+    result = read(scene.image, library, calibration=cal, layout_dictionary=scene.layout.dictionary,
+                  empty=scene.empty if empty else None)
+    return sp.score_reading(scene, result)
+
+
+def _near(scene: sp.PieceScene, center_mm: tuple[float, float]) -> sp.PieceTruth:
+    """The piece of *scene* whose centre lies nearest *center_mm*."""
+    return min(scene.pieces, key=lambda t: math.dist(t.center_mm, center_mm))
+
+
+def _outcome(scene: sp.PieceScene, library: Library, piece: sp.PieceTruth) -> sp.PieceOutcome:
+    """How *piece* of *scene* was read (:func:`_scored`)."""
+    return next(o for o in _scored(scene, library).pieces if o.truth is piece)
+
+
 def test_read_a_coin_over_a_tiles_edge_as_two_pieces(library: Library) -> None:
     scene = sp.random_piece_scene(72)  # a coin lies over a tile's edge by a fifth of itself
     coin = next(t for t in scene.pieces if t.label == "coin/4" and t.overlap > 0)
@@ -329,12 +348,9 @@ def test_read_pieces_whose_outline_falls_apart_on_a_cloth_of_their_colour(librar
     assert scene.cloth == "wood"
     tile = next(t for t in scene.pieces if t.label == "chamber/back" and t.overlap == 0)
     coin = next(t for t in scene.pieces if t.label == "coin/6" and t.overlap == 0)
-    cal = calibrate(scene.image, scene.layout, scene.lens)
 
     def outcomes() -> dict[str, str]:
-        result = read(scene.image, library, calibration=cal, layout_dictionary=scene.layout.dictionary,
-                      empty=scene.empty)
-        score = sp.score_reading(scene, result)
+        score = _scored(scene, library)
         assert score.extra == [] and score.count("misread") == 0
         return {o.truth.label: o.outcome for o in score.pieces if o.truth in (tile, coin)}
 
@@ -371,12 +387,9 @@ def test_read_coins_of_fine_print_seen_at_25_px(tmp_path: Path, monkeypatch: pyt
 
 def test_read_a_coin_whose_outline_segments_larger_than_it_is(library: Library) -> None:
     scene = sp.random_piece_scene(19)  # a coin 5 on wood: its outline 27 mm across, not 25
-    coin = min(scene.pieces, key=lambda t: math.dist(t.center_mm, (477.0, 417.0)))
+    coin = _near(scene, (477.0, 417.0))
     assert coin.label == "coin/5" and coin.overlap == 0
-    cal = calibrate(scene.image, scene.layout, scene.lens)
-    result = read(scene.image, library, calibration=cal, layout_dictionary=scene.layout.dictionary,
-                  empty=scene.empty)
-    outcome = next(o for o in sp.score_reading(scene, result).pieces if o.truth is coin)
+    outcome = _outcome(scene, library, coin)
     assert outcome.outcome == "right"
     assert outcome.position_error_mm is not None and outcome.position_error_mm < 1.0
 
@@ -385,33 +398,23 @@ def test_read_a_grey_coin_whose_rim_takes_the_cloths_colour(library: Library, mo
     # coin 5 is printed black on silver: no colour to compare. Seen 25 px across on wood, the
     # lens's blur and JPEG's coarse colour tint its rim the wood's colour, not its middle
     scene = sp.random_piece_scene(16)
-    coin = min(scene.pieces, key=lambda t: math.dist(t.center_mm, (366.0, 385.0)))
+    coin = _near(scene, (366.0, 385.0))
     assert coin.label == "coin/5" and coin.overlap == 0 and scene.cloth == "wood"
-    cal = calibrate(scene.image, scene.layout, scene.lens)
-
-    def outcome() -> str:
-        result = read(scene.image, library, calibration=cal, layout_dictionary=scene.layout.dictionary,
-                      empty=scene.empty)
-        return next(o for o in sp.score_reading(scene, result).pieces if o.truth is coin).outcome
-
-    assert outcome() == "right"
+    assert _outcome(scene, library, coin).outcome == "right"
     # the colour seen over the whole compared face, rim and all, is too much for a grey one
     monkeypatch.setattr(reader, "SEEN_GREY_INSET", reader.INSET)
-    assert outcome() == "unknown"
+    assert _outcome(scene, library, coin).outcome == "unknown"
 
 
 def test_read_what_a_heaps_pieces_read_leave_of_it(library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
     # a copper coin 6 on wood under a silver coin 5: its lower half is the wood's colour, so
     # no whole pieces explain the heap; the coin 5 is read, and what it leaves is read again
     scene = sp.random_piece_scene(38)
-    coin = min(scene.pieces, key=lambda t: math.dist(t.center_mm, (315.0, 372.0)))
+    coin = _near(scene, (315.0, 372.0))
     assert coin.label == "coin/6" and coin.overlap > 0 and scene.cloth == "wood"
-    cal = calibrate(scene.image, scene.layout, scene.lens)
 
     def outcomes() -> dict[str, str]:
-        result = read(scene.image, library, calibration=cal, layout_dictionary=scene.layout.dictionary,
-                      empty=scene.empty)
-        return {o.truth.label: o.outcome for o in sp.score_reading(scene, result).pieces
+        return {o.truth.label: o.outcome for o in _scored(scene, library).pieces
                 if math.dist(o.truth.center_mm, coin.center_mm) < 30}
 
     assert outcomes() == {"coin/5": "right", "coin/6": "right"}
@@ -427,12 +430,9 @@ def test_read_two_touching_coins_whose_outline_steps_a_pixel_at_a_time(
     scene = sp.random_piece_scene(167)
     coins = [t for t in scene.pieces if math.dist(t.center_mm, (276.0, 328.0)) < 15]
     assert sorted(t.label for t in coins) == ["coin/1", "coin/6"] and all(t.overlap > 0 for t in coins)
-    cal = calibrate(scene.image, scene.layout, scene.lens)
 
     def outcomes() -> list[str]:
-        result = read(scene.image, library, calibration=cal, layout_dictionary=scene.layout.dictionary,
-                      empty=scene.empty)
-        return [o.outcome for o in sp.score_reading(scene, result).pieces if o.truth in coins]
+        return [o.outcome for o in _scored(scene, library).pieces if o.truth in coins]
 
     assert outcomes() == ["right", "right"]
     monkeypatch.setattr(heaps, "DISC_VOTE_MIN", 0.35)  # votes from a third of each circle
@@ -444,19 +444,12 @@ def test_read_a_heaps_piece_by_the_paper_of_what_is_seen_of_it(
     # a card's navy back a fifth under a white card: the white is left out of the comparing,
     # and of the back's paper too, or the navy is paper no more and its lattice turns to print
     scene = sp.random_piece_scene(130)
-    back = min(scene.pieces, key=lambda t: math.dist(t.center_mm, (308.0, 382.0)))
+    back = _near(scene, (308.0, 382.0))
     assert back.label == "card/back" and back.overlap > 0.15
-    cal = calibrate(scene.image, scene.layout, scene.lens)
-
-    def outcome() -> str:
-        result = read(scene.image, library, calibration=cal, layout_dictionary=scene.layout.dictionary,
-                      empty=scene.empty)
-        return next(o for o in sp.score_reading(scene, result).pieces if o.truth is back).outcome
-
-    assert outcome() == "right"
+    assert _outcome(scene, library, back).outcome == "right"
     seen = reader._Seen
     monkeypatch.setattr(reader, "_Seen", lambda image, kind, keep=None: seen(image, kind))
-    assert outcome() == "unknown"
+    assert _outcome(scene, library, back).outcome == "unknown"
 
 
 def test_read_a_tile_a_card_covers_at_a_corner_by_the_box_of_what_is_left(
@@ -465,33 +458,24 @@ def test_read_a_tile_a_card_covers_at_a_corner_by_the_box_of_what_is_left(
     # places, so no whole pieces explain the heap; the card is read, and what it leaves of
     # the tile, bitten at the corner the card covers, still spans the tile's whole box
     scene = sp.random_piece_scene(146)
-    tile = min(scene.pieces, key=lambda t: math.dist(t.center_mm, (122.0, 448.0)))
+    tile = _near(scene, (122.0, 448.0))
     assert tile.label == "chamber/cross" and tile.overlap > 0.15
-    cal = calibrate(scene.image, scene.layout, scene.lens)
-
-    def outcome() -> sp.PieceOutcome:
-        result = read(scene.image, library, calibration=cal, layout_dictionary=scene.layout.dictionary,
-                      empty=scene.empty)
-        return next(o for o in sp.score_reading(scene, result).pieces if o.truth is tile)
-
-    boxed = outcome()
+    boxed = _outcome(scene, library, tile)
     assert boxed.outcome == "right"
     assert boxed.position_error_mm is not None and boxed.position_error_mm < 3.0  # the box is what is left
     monkeypatch.setattr(reader, "_boxed", lambda outline, kinds: [])
-    assert outcome().outcome == "unknown"
+    assert _outcome(scene, library, tile).outcome == "unknown"
 
 
 def test_read_from_brightness_alone_takes_no_blobs_box_for_a_piece(
         library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
     # without the empty table, a card's bright part can be a blob of a tile's size
     scene = sp.random_piece_scene(429)
-    card = min(scene.pieces, key=lambda t: math.dist(t.center_mm, (360.0, 247.0)))
+    card = _near(scene, (360.0, 247.0))
     assert card.label == "card/knight" and card.overlap == 0
-    cal = calibrate(scene.image, scene.layout, scene.lens)
 
     def misread() -> list[str]:
-        result = read(scene.image, library, calibration=cal, layout_dictionary=scene.layout.dictionary)
-        return [f"{o.truth.label} as {o.read_as}" for o in sp.score_reading(scene, result).pieces
+        return [f"{o.truth.label} as {o.read_as}" for o in _scored(scene, library, empty=False).pieces
                 if o.outcome == "misread"]
 
     assert misread() == []
@@ -504,20 +488,13 @@ def test_read_a_heaps_piece_looked_at_again_where_it_lies(library: Library, monk
     # a card's lattice back under another card: the heap's split places it 2 mm off, where it
     # scores under its bar though nothing else comes near it
     scene = sp.random_piece_scene(48)
-    back = min(scene.pieces, key=lambda t: math.dist(t.center_mm, (553.0, 176.0)))
+    back = _near(scene, (553.0, 176.0))
     assert back.label == "card/back" and back.overlap > 0
-    cal = calibrate(scene.image, scene.layout, scene.lens)
-
-    def outcome() -> sp.PieceOutcome:
-        result = read(scene.image, library, calibration=cal, layout_dictionary=scene.layout.dictionary,
-                      empty=scene.empty)
-        return next(o for o in sp.score_reading(scene, result).pieces if o.truth is back)
-
-    realigned = outcome()
+    realigned = _outcome(scene, library, back)
     assert realigned.outcome == "right"
     assert realigned.position_error_mm is not None and realigned.position_error_mm < 1.0
     monkeypatch.setattr(reader, "REALIGN_MARGIN", math.inf)
-    assert outcome().outcome == "unknown"
+    assert _outcome(scene, library, back).outcome == "unknown"
 
 
 def test_read_two_tiles_whose_outline_together_is_a_cards(library: Library) -> None:
@@ -546,10 +523,7 @@ def test_read_a_coin_of_a_heap_whose_edge_shows_too_little(library: Library) -> 
     scene = sp.random_piece_scene(118)
     coin = next(t for t in scene.pieces if t.label == "coin/4" and math.dist(t.center_mm, (639.9, 384.3)) < 1)
     assert coin.overlap > 0
-    cal = calibrate(scene.image, scene.layout, scene.lens)
-    result = read(scene.image, library, calibration=cal, layout_dictionary=scene.layout.dictionary,
-                  empty=scene.empty)
-    score = sp.score_reading(scene, result)
+    score = _scored(scene, library)
     assert [o.outcome for o in score.pieces if o.truth is coin] == ["right"]
     assert score.extra == [] and score.count("misread") == 0
 
