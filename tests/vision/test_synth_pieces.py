@@ -452,6 +452,17 @@ def test_read_a_heaps_piece_by_the_paper_of_what_is_seen_of_it(
     assert _outcome(scene, library, back).outcome == "unknown"
 
 
+def test_read_a_coin_the_library_lacks_as_unknown_not_as_its_look_alike(tmp_path: Path) -> None:
+    # a gold coin 4 under a tile's corner, read with a library of every other front: it shares
+    # its metal, its ring's place and its figure's with coin 1, and only what the fronts do not
+    # share tells them apart
+    library = sp.make_library(tmp_path / "part", left_out={"coin/2", "coin/4", "coin/6"})
+    scene = sp.random_piece_scene(144)
+    coin = _near(scene, (406.4, 466.2))
+    assert coin.label == "coin/4" and coin.overlap > 0.1
+    assert _outcome(scene, library, coin).outcome == "unknown"
+
+
 def test_read_a_tile_a_card_covers_at_a_corner_by_the_box_of_what_is_left(
         library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
     # a sand tile a fifth under a card on linen gingham: its edge matches the cloth in
