@@ -508,6 +508,18 @@ def test_read_a_heaps_piece_looked_at_again_where_it_lies(library: Library, monk
     assert _outcome(scene, library, back).outcome == "unknown"
 
 
+def test_read_a_tile_back_whose_outline_the_wood_grain_makes_ragged(
+        library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a hatched tile back alone on wood of its brown: its outline fits a quad 5 deg and a few
+    # mm off, and only the tile's own size, turned back, lies on its print
+    scene = sp.random_piece_scene(171)
+    tile = _near(scene, (333.5, 284.5))
+    assert tile.label == "chamber/back" and tile.overlap == 0 and scene.cloth == "wood"
+    assert _outcome(scene, library, tile).outcome == "right"
+    monkeypatch.setattr(reader, "REALIGN_TURNS_DEG", ())
+    assert _outcome(scene, library, tile).outcome == "unknown"
+
+
 def test_read_two_tiles_whose_outline_together_is_a_cards(library: Library) -> None:
     scene = sp.random_piece_scene(30)  # two 50 mm tiles overlapping: 4,694 mm2 of a 57 x 88 card's shape
     tiles = [t for t in scene.pieces if t.kind == "chamber" and t.overlap > 0.1
