@@ -520,6 +520,18 @@ def test_read_a_tile_back_whose_outline_the_wood_grain_makes_ragged(
     assert _outcome(scene, library, tile).outcome == "unknown"
 
 
+def test_read_a_lattice_back_the_camera_blurs_more_than_its_pixels_say(
+        library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a card's lattice back alone, seen at 1.3 times the compare size's detail through a blur
+    # and JPEG quality 71: it matches itself only where the reference is softened further
+    scene = sp.random_piece_scene(57)
+    back = _near(scene, (660.8, 120.0))
+    assert back.label == "card/back" and back.overlap == 0
+    assert _outcome(scene, library, back).outcome == "right"
+    monkeypatch.setattr(reader, "FINE_PRINT_SOFTER", 1.0)  # no softer than the nearest level
+    assert _outcome(scene, library, back).outcome == "unknown"
+
+
 def test_read_two_tiles_whose_outline_together_is_a_cards(library: Library) -> None:
     scene = sp.random_piece_scene(30)  # two 50 mm tiles overlapping: 4,694 mm2 of a 57 x 88 card's shape
     tiles = [t for t in scene.pieces if t.kind == "chamber" and t.overlap > 0.1
