@@ -452,15 +452,22 @@ def test_read_a_heaps_piece_by_the_paper_of_what_is_seen_of_it(
     assert _outcome(scene, library, back).outcome == "unknown"
 
 
-def test_read_a_coin_the_library_lacks_as_unknown_not_as_its_look_alike(tmp_path: Path) -> None:
-    # a gold coin 4 under a tile's corner, read with a library of every other front: it shares
-    # its metal, its ring's place and its figure's with coin 1, and only what the fronts do not
-    # share tells them apart
-    library = sp.make_library(tmp_path / "part", left_out={"coin/2", "coin/4", "coin/6"})
-    scene = sp.random_piece_scene(144)
-    coin = _near(scene, (406.4, 466.2))
-    assert coin.label == "coin/4" and coin.overlap > 0.1
-    assert _outcome(scene, library, coin).outcome == "unknown"
+@pytest.mark.parametrize(("seed", "where", "label"), [
+    # a gold coin 4 under a tile's corner: it shares its metal, its ring's place and its
+    # figure's with coin 1, and only what the fronts do not share tells them apart
+    (144, (406.4, 466.2), "coin/4"),
+    # a healer card: a red frame and a cross, as the knight's; its mean colour tells them apart
+    (157, (498.7, 175.4), "card/healer"),
+])
+def test_read_a_piece_the_library_lacks_as_unknown_not_as_its_look_alike(
+        tmp_path: Path, seed: int, where: tuple[float, float], label: str) -> None:
+    arts = sp.piece_art(0)  # the library lacks every other front of each kind
+    library = sp.make_library(tmp_path / "part", left_out={
+        f"{kind}/{front}" for kind, art in arts.items() for front in list(art.fronts)[1::2]})
+    scene = sp.random_piece_scene(seed)
+    piece = _near(scene, where)
+    assert piece.label == label and piece.label.split("/")[1] not in library.fronts(piece.kind)
+    assert _outcome(scene, library, piece).outcome == "unknown"
 
 
 def test_read_a_tile_a_card_covers_at_a_corner_by_the_box_of_what_is_left(
@@ -492,7 +499,9 @@ def test_read_from_brightness_alone_takes_no_blobs_box_for_a_piece(
     assert misread() == []
     rescue = reader._rescue
     monkeypatch.setattr(reader, "_rescue", lambda *args, boxed: rescue(*args, boxed=True))
-    assert misread() == ["card/knight as chamber/pit"]
+    assert misread() == []  # the tile's mean colour is not the card's: that alone holds it here...
+    monkeypatch.setattr(reader, "BODY_TOL", 0.03)
+    assert misread() == ["card/knight as chamber/pit"]  # ...but only just
 
 
 def test_read_a_heaps_piece_looked_at_again_where_it_lies(library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
