@@ -470,6 +470,18 @@ def test_read_a_piece_the_library_lacks_as_unknown_not_as_its_look_alike(
     assert _outcome(scene, library, piece).outcome == "unknown"
 
 
+def test_read_a_heaps_piece_read_surely_by_the_colour_of_what_is_seen_of_it(
+        library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a gold coin 1 and a silver coin 5 overlapping by a fifth of it: read surely as a whole,
+    # but the silver there makes its metal a mix, unless its colour comes from what is left
+    scene = sp.random_piece_scene(350)
+    coin = _near(scene, (178.5, 461.4))
+    assert coin.label == "coin/1" and coin.overlap > 0.15
+    assert _outcome(scene, library, coin).outcome == "right"
+    monkeypatch.setattr(reader, "_seen_body_unhidden", lambda *args: None)
+    assert _outcome(scene, library, coin).outcome == "unknown"
+
+
 def test_read_a_tile_a_card_covers_at_a_corner_by_the_box_of_what_is_left(
         library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
     # a sand tile a fifth under a card on linen gingham: its edge matches the cloth in
