@@ -183,10 +183,10 @@ and JPEG take more of a lattice or hatching than of bold print. A card's lattice
 at 1.3 times the compare size's detail (JPEG quality 71) matched itself 0.35 at the nearest
 level, 0.34 at the softer one and 0.64 at 0.35. Only such faces take their score from it:
 every face compared at a third level (shares 1, 0.5 and 0.3) read 6,795 pieces right, but
-took 2 more left-out fronts for look-alikes. Over 500 synthetic scenes: 6,792 -> 6,796 of 6,911 pieces
-read right (card backs lying alone), none misread, left-out fronts taken as known 3 of 2,598
-either way; art seed 1, 200 scenes: 2,752 -> 2,755 of 2,791. Shares 0.25-0.4 read
-6,793-6,795."""
+took 2 more left-out fronts for look-alikes. Over 500 synthetic scenes: 6,792 -> 6,796 of
+6,911 pieces read right (card backs lying alone), none misread, left-out fronts taken as
+known 3 of 2,598 either way; art seed 1, 200 scenes: 2,752 -> 2,755 of 2,791. Shares
+0.25-0.4 read 6,793-6,795."""
 CHROMA_LEVEL_MIN = 0.7
 """The colour map's blur grows as the detail level falls (JPEG keeps colour at half the
 resolution of brightness), down to this level; below it the rings and print that tell
@@ -263,10 +263,10 @@ REALIGN_TURNS_DEG = (0.0, -2.5, 2.5, -5.0, 5.0)
 """...and a rect is looked at again as its kind's own size, too, turned by each of these from
 the fit (each moved where phase correlation puts it, within REALIGN_MAX_MM): a ragged
 outline, a hatched back on a wood grain of its brown, fits a quad turned and shrunk a few
-degrees and mm off. Over 500 synthetic scenes: 6,788 -> 6,792 of 6,911 pieces read right (tile
-backs and card backs lying alone), none misread, left-out fronts taken as known 3 of 2,598
-either way; art seed 1, 200 scenes: 2,751 -> 2,752 of 2,791. Turns every 3 deg to 6: 6,790;
-every 2 deg to 6: 6,791; the own size unturned only: 6,789."""
+degrees and mm off. Over 500 synthetic scenes: 6,788 -> 6,792 of 6,911 pieces read right
+(tile backs and card backs lying alone), none misread, left-out fronts taken as known 3 of
+2,598 either way; art seed 1, 200 scenes: 2,751 -> 2,752 of 2,791. Turns every 3 deg to 6:
+6,790; every 2 deg to 6: 6,791; the own size unturned only: 6,789."""
 HIDDEN_GROW_MM = 1.0
 HIDDEN_SHARE_MAX = 0.6
 """A heap's piece is compared without where the heap's other pieces overlap it (over it or
@@ -284,9 +284,9 @@ over a fifth of a navy back made the white the paper and the back's lattice prin
 synthetic scenes: 2,735 -> 2,739 of 2,791 read right, cards face down overlapping 60 -> 63
 of 65; art seed 1, 100 scenes: 1,349 -> 1,353 of 1,386; none misread, the same left-out
 fronts taken as known). So does the mean colour of a piece read surely as a whole: a silver
-coin 5 over or under a fifth of a gold coin 1 made it a mixed metal (500 synthetic scenes: 6,793 ->
-6,797 of 6,911 read right, coins face up overlapping; the same left-out fronts taken as
-known; art seed 1 the same)."""
+coin 5 over or under a fifth of a gold coin 1 made it a mixed metal (500 synthetic scenes:
+6,793 -> 6,797 of 6,911 read right, coins face up overlapping; the same left-out fronts
+taken as known; art seed 1 the same)."""
 SELF_SHIFT_PX = 0.7
 SELF_BLUR_PX = 0.8
 SELF_SCORE_TYPICAL = 0.9
@@ -748,6 +748,12 @@ class _Plane:
         if self.px_per_mm is not None:
             px = px * self.px_per_mm
         return np.asarray((px + 0.5) * self.work_scale - 0.5, np.float64)
+
+    def flat(self, work: np.ndarray, frame: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+        """The piece of *frame* (the unit square -> the plane) warped flat from the working
+        image *work* to *size* ``(w, h)`` (:func:`vision.library.warp`)."""
+        m = self.work_matrix
+        return warp(work, frame, size, to_image=self.to_work) if m is None else warp(work, m @ frame, size)
 
     @property
     def work_matrix(self) -> np.ndarray | None:
@@ -1277,7 +1283,6 @@ def _identify(work: np.ndarray, fits: list[_Fit], refs: _References,
         return best
     kind = verdict.kind
     size = refs.by_kind[kind.name].size_px
-    m = plane.work_matrix
     face = next(img for identity, img in refs.faces[kind.name] if identity == verdict.identity)
     turned = _turned(face, kind, verdict.turn_deg)
     reference = np.asarray(cv2.cvtColor(turned, cv2.COLOR_BGR2GRAY), np.float32)
@@ -1286,8 +1291,7 @@ def _identify(work: np.ndarray, fits: list[_Fit], refs: _References,
     if plane.in_mm and kind.shape == "rect":
         frames += _own_size_turned(kind, verdict.frame)
     for frame in frames:
-        flat = warp(work, frame, size, to_image=plane.to_work) if m is None else warp(work, m @ frame, size)
-        grey = np.asarray(cv2.cvtColor(flat, cv2.COLOR_BGR2GRAY), np.float32)
+        grey = np.asarray(cv2.cvtColor(plane.flat(work, frame, size), cv2.COLOR_BGR2GRAY), np.float32)
         (dx, dy), _ = cv2.phaseCorrelate(reference, grey, window)
         du, dv = dx / size[0], dy / size[1]  # in the face's unit square
         if math.hypot(du * kind.size_mm[0], dv * kind.size_mm[1]) > REALIGN_MAX_MM:
@@ -1329,9 +1333,7 @@ def _seen_body_unhidden(best: _Best, verdict: _Verdict, work: np.ndarray, refs: 
     keep = _unhidden(verdict.kind, verdict.frame, size, hidden)
     if keep is None:
         return
-    m = plane.work_matrix
-    flat = (warp(work, verdict.frame, size, to_image=plane.to_work) if m is None
-            else warp(work, m @ verdict.frame, size))
+    flat = plane.flat(work, verdict.frame, size)
     body = _body(flat, (_region(verdict.kind, keep.shape) & keep).view(np.uint8))
     for key, scored in best.items():
         if scored.frame is verdict.frame:
@@ -1342,16 +1344,13 @@ def _compare(work: np.ndarray, fits: list[_Fit], refs: _References,
              plane: _Plane, hidden: Sequence[np.ndarray]) -> _Best:
     """:func:`_identify`'s scores, on the fits as given."""
     best: _Best = {}
-    m = plane.work_matrix
     for kind, frame in fits:
         size = refs.by_kind[kind.name].size_px
         corners = frame_points(frame, _UNIT_CORNERS)
         sides = np.linalg.norm(np.roll(corners, -1, axis=0) - corners, axis=1) * plane.work_per_unit
         detail = min((sides[0] + sides[2]) / (2 * size[0]), (sides[1] + sides[3]) / (2 * size[1]))
-        flat = (warp(work, frame, size, to_image=plane.to_work) if m is None
-                else warp(work, m @ frame, size))
         keep = _unhidden(kind, frame, size, hidden)
-        seen = _Seen(flat, kind, keep)
+        seen = _Seen(plane.flat(work, frame, size), kind, keep)
         for level in dict.fromkeys(_level(detail * softer) for softer in SOFTER):
             f, r = seen.at(level), refs.at(kind.name, level)
             _score_all(f, r, frame, best, None if keep is None else _hidden_columns(keep, r))
