@@ -471,6 +471,8 @@ def test_read_a_piece_that_only_one_step_of_the_reader_reads(
     # a gold coin 4 under a tile's corner: it shares its metal, its ring's place and its
     # figure's with coin 1, and only what the fronts do not share tells them apart
     (144, (406.4, 466.2), "coin/4"),
+    # ...and one a fifth under a tile, compared on the rest of it: a part correlates by chance more
+    (118, (639.9, 384.3), "coin/4"),
     # a healer card: a red frame and a cross, as the knight's; its mean colour tells them apart
     (157, (498.7, 175.4), "card/healer"),
 ])
