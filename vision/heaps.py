@@ -164,6 +164,25 @@ def divide_heap(outline_mm: np.ndarray, kinds: Sequence[PieceKind]) -> HeapSplit
     return HeapSplit(taken, True)
 
 
+def side_turns(outline_mm: np.ndarray, most: int, apart_deg: float) -> list[float]:
+    """How the rect pieces of a heap (its outline, N x 2, table mm) may lie: the directions
+    (degrees, 0-90: a rect's sides run this way or at right angles to it) of the outline's
+    straight sides of :data:`SIDE_MIN_MM` or more (simplified as for the corners), longest
+    first, at most *most* of them, each at least *apart_deg* from those before it."""
+    poly = np.asarray(cv2.approxPolyDP(np.asarray(outline_mm, np.float32).reshape(-1, 1, 2),
+                                       OUTLINE_TOLERANCE_MM, True), np.float64).reshape(-1, 2)
+    sides = np.roll(poly, -1, axis=0) - poly
+    lengths = np.linalg.norm(sides, axis=1)
+    turns: list[float] = []
+    for i in np.argsort(-lengths):
+        if lengths[i] < SIDE_MIN_MM or len(turns) >= most:
+            break
+        turn = math.degrees(math.atan2(sides[i, 1], sides[i, 0])) % 90.0
+        if all(abs((turn - t + 45.0) % 90.0 - 45.0) >= apart_deg for t in turns):
+            turns.append(turn)
+    return turns
+
+
 def _peel(heap: _Heap, left: np.ndarray, covered: np.ndarray,
           kinds: Sequence[PieceKind]) -> tuple[tuple[PieceKind, np.ndarray], np.ndarray] | None:
     """A piece laid on the largest part of *left* (the heap's pixels no piece taken explains):

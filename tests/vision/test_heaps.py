@@ -12,7 +12,7 @@ from shapely.affinity import rotate, translate
 from shapely.geometry import Point, Polygon, box
 from shapely.ops import unary_union
 
-from vision.heaps import divide_heap, split_heap
+from vision.heaps import divide_heap, side_turns, split_heap
 from vision.library import PieceKind, frame_point
 
 CARD = PieceKind("card", "rect", (57.0, 88.0))
@@ -183,3 +183,22 @@ def test_two_coins_whose_outline_came_out_a_pixel_short_or_wide_are_still_split(
     assert [k.name for k, _ in parts] == ["coin", "coin"]
     for truth in (first.centroid, second.centroid):
         assert min(math.hypot(x - truth.x, y - truth.y) for _, x, y in _centres(parts)) < 1.5
+
+
+def _turn_gap(a: float, b: float) -> float:
+    """How far apart two directions of a rect's sides are, in degrees (0-45)."""
+    return abs((a - b + 45.0) % 90.0 - 45.0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.floats(0, 360), st.floats(-60, 60), st.floats(0, 360))
+def test_side_turns_give_how_the_heaps_rects_lie(card_turn: float, offset: float, tile_turn: float) -> None:
+    # a card's sides as a camera's outline shows them: the longest side, so the first turn,
+    # runs the card's way; a tile overlapping it adds its own way among the next
+    card, tile = _piece(CARD, 100, 100, card_turn), _piece(TILE, 100 + offset, 160, tile_turn)
+    assert _turn_gap(side_turns(_seen(card), 4, 4.0)[0], card_turn) < 2.0
+    assume(_turn_gap(card_turn, tile_turn) > 10.0 and unary_union([card, tile]).geom_type == "Polygon")
+    turns = side_turns(_seen(card, tile), 4, 4.0)
+    assert len(turns) <= 4 and all(_turn_gap(a, b) >= 4.0 for i, a in enumerate(turns) for b in turns[:i])
+    assert min(_turn_gap(t, card_turn) for t in turns) < 2.0
+    assert min(_turn_gap(t, tile_turn) for t in turns) < 3.0  # a tile half hidden: shorter sides

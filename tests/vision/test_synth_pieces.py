@@ -442,28 +442,43 @@ def test_read_two_touching_coins_whose_outline_steps_a_pixel_at_a_time(
 _SEEN = reader._Seen
 
 
+_NO_SEARCH = ("_search", lambda *args: [])
+
+
 @pytest.mark.parametrize(("seed", "where", "label", "overlapping", "without"), [
     # a card's navy back a fifth under a white card: the white is left out of the comparing,
     # and of the back's paper too, or the navy is paper no more and its lattice turns to print
-    (130, (308.0, 382.0), "card/back", True, ("_Seen", lambda image, kind, keep=None: _SEEN(image, kind))),
+    (130, (308.0, 382.0), "card/back", True, (("_Seen", lambda image, kind, keep=None: _SEEN(image, kind)),)),
     # a gold coin 1 and a silver coin 5 overlapping by a fifth of it: read surely as a whole,
     # but the silver there makes its metal a mix, unless its colour comes from what is left
-    (350, (178.5, 461.4), "coin/1", True, ("_seen_body_unhidden", lambda *args: None)),
+    (350, (178.5, 461.4), "coin/1", True, (("_seen_body_unhidden", lambda *args: None),)),
     # a hatched tile back alone on wood of its brown: its outline fits a quad 5 deg and a few
-    # mm off, and only the tile's own size, turned back, lies on its print
-    (171, (333.5, 284.5), "chamber/back", False, ("REALIGN_TURNS_DEG", ())),
+    # mm off, and only the tile's own size, turned back, lies on its print (or the search by
+    # how it looks, which lays it along the outline's sides: it finds it too)
+    (171, (333.5, 284.5), "chamber/back", False, (("REALIGN_TURNS_DEG", ()), _NO_SEARCH)),
     # a card's lattice back alone, seen at 1.3 times the compare size's detail through a blur
     # and JPEG quality 71: it matches itself only where the reference is softened further
-    (57, (660.8, 120.0), "card/back", False, ("FINE_PRINT_SOFTER", 1.0)),
+    (57, (660.8, 120.0), "card/back", False, (("FINE_PRINT_SOFTER", 1.0),)),
+    # the pieces found by how they look (the search): two card backs overlapping on linen,
+    # whose cream borders are the cloth's colour; the heap's outline runs along their inner
+    # frames, fits nothing and is split into nothing read
+    (429, (543.5, 264.2), "card/back", True, (_NO_SEARCH,)),
+    # ...a tile in a heap of five whose outline is split, but not as the pieces lie
+    (4, (575.2, 347.8), "chamber/cross", True, (_NO_SEARCH,)),
+    # ...two tiles side by side whose outline together fits a card, and neither half is read
+    (367, (298.6, 152.2), "chamber/hall", True, (_NO_SEARCH,)),
+    # ...a hatched tile back alone on wood of its brown, its outline a tile's but off its print
+    (388, (446.4, 159.7), "chamber/back", False, (_NO_SEARCH,)),
 ])
 def test_read_a_piece_that_only_one_step_of_the_reader_reads(
         library: Library, monkeypatch: pytest.MonkeyPatch, seed: int, where: tuple[float, float], label: str,
-        overlapping: bool, without: tuple[str, object]) -> None:
+        overlapping: bool, without: tuple[tuple[str, object], ...]) -> None:
     scene = sp.random_piece_scene(seed)
     piece = _near(scene, where)
     assert piece.label == label and (piece.overlap > 0.1) == overlapping
     assert _outcome(scene, library, piece).outcome == "right"
-    monkeypatch.setattr(reader, *without)  # the reader without that step
+    for name, value in without:  # the reader without that step
+        monkeypatch.setattr(reader, name, value)
     assert _outcome(scene, library, piece).outcome == "unknown"
 
 
@@ -499,7 +514,9 @@ def test_read_a_tile_a_card_covers_at_a_corner_by_the_box_of_what_is_left(
     assert boxed.outcome == "right"
     assert boxed.position_error_mm is not None and boxed.position_error_mm < 3.0  # the box is what is left
     monkeypatch.setattr(reader, "_boxed", lambda outline, kinds: [])
-    assert _outcome(scene, library, tile).outcome == "unknown"
+    assert _outcome(scene, library, tile).outcome == "right"  # found by how it looks, too...
+    monkeypatch.setattr(reader, *_NO_SEARCH)
+    assert _outcome(scene, library, tile).outcome == "unknown"  # ...but only so
 
 
 def test_read_from_brightness_alone_takes_no_blobs_box_for_a_piece(
@@ -531,6 +548,7 @@ def test_read_a_heaps_piece_looked_at_again_where_it_lies(library: Library, monk
     assert realigned.outcome == "right"
     assert realigned.position_error_mm is not None and realigned.position_error_mm < 1.0
     monkeypatch.setattr(reader, "REALIGN_MARGIN", math.inf)
+    monkeypatch.setattr(reader, *_NO_SEARCH)  # which finds it by how it looks, too
     assert _outcome(scene, library, back).outcome == "unknown"
 
 
