@@ -406,8 +406,6 @@ RESCUE_THICK_MIN = 0.6
 this share of the smallest kind's half short side thick: noise, glare and rings are thin.
 Searching every group read 6,854 right (in colour at :data:`SEARCH_MIN` 0.35), but 2
 distractors as pieces and 2 pieces where none lies; with it, 6,852 and none."""
-"""At most this many places per kind are read, best match first; a place is read as any
-other candidate (:func:`_identify`, the pieces already read taken out) and kept when read."""
 CONFIDENT_MARGIN = 0.15
 SURE_SCORE = 0.9
 """Confidence = min(1, margin / CONFIDENT_MARGIN) x min(1, (score - MIN_SCORE) /
@@ -765,7 +763,6 @@ def _search(work: np.ndarray, outline: np.ndarray, taken: list[_Fit], refs: _Ref
             continue  # a piece read since
         tried.append((kind, centre))
         frame = disc_frame(centre, kind) if kind.shape == "disc" else frame_from_quad(quad, kind)
-
         best = _identify(work, [(kind, frame)], refs, plane, [_unit_outline(*fit) for fit in taken])
         verdict = _verdict(best)
         if verdict is not None and verdict.is_accepted and verdict.score >= verdict.bar + SEARCH_BAR:
@@ -863,9 +860,9 @@ def _rescue(unfit: list[tuple[np.ndarray, int | None]], shape: tuple[int, int], 
     has one), taken together with their neighbours within :data:`RESCUE_MM`. Where a group's
     hull fits a kind (or lies within a disc kind's circle: a disc of that size at the
     circle's centre; or, with *boxed*, its smallest box is a rect kind's size) and the piece
-    is identified, it replaces the group's unknowns; else, with *boxed* too, the pieces found
-    in the group's hull by how they look (:func:`_search`, :data:`RESCUE_THICK_MIN`) replace
-    those whose middles they cover. Nothing is read off the *table* (:func:`_table_box`)."""
+    is identified, it replaces the group's unknowns whose middles it covers; else, with
+    *boxed* too, the pieces found in the group's hull by how they look (:func:`_search`,
+    :data:`RESCUE_THICK_MIN`) do. Nothing is read off the *table* (:func:`_table_box`)."""
     mm_px = _mm_px(plane, shape, seg_scale)
     # grouped by their boxes, each grown by RESCUE_MM: two outlines whose grown boxes overlap
     # are neighbours (a frame holds a few dozen outlines; no mask to label)
