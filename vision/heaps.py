@@ -169,10 +169,7 @@ def side_turns(outline_mm: np.ndarray, most: int, apart_deg: float) -> list[floa
     (degrees, 0-90: a rect's sides run this way or at right angles to it) of the outline's
     straight sides of :data:`SIDE_MIN_MM` or more (simplified as for the corners), longest
     first, at most *most* of them, each at least *apart_deg* from those before it."""
-    poly = np.asarray(cv2.approxPolyDP(np.asarray(outline_mm, np.float32).reshape(-1, 1, 2),
-                                       OUTLINE_TOLERANCE_MM, True), np.float64).reshape(-1, 2)
-    sides = np.roll(poly, -1, axis=0) - poly
-    lengths = np.linalg.norm(sides, axis=1)
+    _, sides, lengths = _simplified(np.asarray(outline_mm, np.float64))
     turns: list[float] = []
     for i in np.argsort(-lengths):
         if lengths[i] < SIDE_MIN_MM or len(turns) >= most:
@@ -289,6 +286,15 @@ def _frame(shape: np.ndarray, kind: PieceKind) -> np.ndarray:
     return frame_from_quad(shape, kind) if kind.shape == "rect" else disc_frame(shape.mean(axis=0), kind)
 
 
+def _simplified(outline: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """*outline* simplified to its corners within :data:`OUTLINE_TOLERANCE_MM`: the corners,
+    each side (to the next corner) and its length."""
+    poly = np.asarray(cv2.approxPolyDP(outline.astype(np.float32).reshape(-1, 1, 2), OUTLINE_TOLERANCE_MM,
+                                       True), np.float64).reshape(-1, 2)
+    sides = np.roll(poly, -1, axis=0) - poly
+    return poly, sides, np.linalg.norm(sides, axis=1)
+
+
 def _corners(outline: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Each right-angled corner of *outline*: (the corner, the unit directions of its two
     sides from it, squared up to a right angle).
@@ -296,12 +302,10 @@ def _corners(outline: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarr
     A corner is where two straight sides' lines meet, the next or the one after, with at
     most :data:`CORNER_GAP_MM` of outline between them (a card's rounded corner, a bitten
     one)."""
-    poly = np.asarray(cv2.approxPolyDP(outline.astype(np.float32).reshape(-1, 1, 2), OUTLINE_TOLERANCE_MM,
-                                       True), np.float64).reshape(-1, 2)
+    poly, _, lengths = _simplified(outline)
     n = len(poly)
     if n < 3:
         return []
-    lengths = np.linalg.norm(np.roll(poly, -1, axis=0) - poly, axis=1)
     sides = [i for i in range(n) if lengths[i] >= SIDE_MIN_MM]
     ends = poly[[(i + 1) % n for i in sides]]
     lines = dict(zip(sides, _side_lines(outline, poly[sides], ends), strict=True))

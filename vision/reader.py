@@ -655,10 +655,15 @@ def _read(image: np.ndarray, library: Library, calibration: TableCalibration | N
 
 
 def _same_piece(a: _Verdict, b: _Verdict) -> bool:
-    """Whether two readings are of one piece: of one kind, their centres nearer than a
-    quarter of its shorter side (two pieces overlap by a fifth at most)."""
-    return a.kind is b.kind and math.dist(frame_point(a.frame, 0.5, 0.5), frame_point(b.frame, 0.5, 0.5)) \
-        < 0.25 * min(a.kind.size_mm)
+    """Whether two readings are of one piece (:func:`_one_place`)."""
+    return a.kind is b.kind and _one_place(a.kind, frame_point(a.frame, 0.5, 0.5),
+                                           frame_point(b.frame, 0.5, 0.5))
+
+
+def _one_place(kind: PieceKind, a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> bool:
+    """Whether pieces of *kind* centred at *a* and *b* (in the plane) are one: their centres
+    nearer than a quarter of its shorter side (two pieces overlap by a fifth at most)."""
+    return math.dist(a, b) < 0.25 * min(kind.size_mm)
 
 
 def _blob(best: _Best, contour: np.ndarray, plane: _Plane, seg_scale: float) -> _Scoring:
@@ -748,8 +753,8 @@ def _search(work: np.ndarray, outline: np.ndarray, taken: list[_Fit], refs: _Ref
     laid = ([(0.0, discs)] if discs else []) + [(turn, rects) for turn in turns]  # the heap's turn, its kinds
     places: list[tuple[float, PieceKind, np.ndarray]] = []  # match, kind, the piece's outline
     for turn, these in laid:
-        flat = _Flattened(work, outline, math.radians(turn), plane)
-        places += [place for kind in these for place in flat.matches(kind, refs.searched(kind.name), taken)]
+        flat = _Flattened(work, outline, taken, math.radians(turn), plane)
+        places += [place for kind in these for place in flat.matches(kind, refs.searched(kind.name))]
     places.sort(key=lambda place: -place[0])
     found: list[tuple[_Fit, _Best]] = []
     tried: list[tuple[PieceKind, np.ndarray]] = []
@@ -757,7 +762,7 @@ def _search(work: np.ndarray, outline: np.ndarray, taken: list[_Fit], refs: _Ref
     for _, kind, quad in places:
         centre = quad.mean(axis=0)
         if failed.count(kind.name) >= SEARCH_TRIES or any(
-                k is kind and math.dist(centre, c) < 0.25 * min(kind.size_mm) for k, c in tried):
+                k is kind and _one_place(kind, centre, c) for k, c in tried):
             continue
         if _covers(taken, centre):
             continue  # a piece read since
@@ -785,9 +790,11 @@ def _thickness_mm(outline: np.ndarray) -> float:
 class _Flattened:
     """A heap (its *outline*, N x 2, mm) flattened from the working image at
     :data:`SEARCH_PX_PER_MM` (with :data:`SEARCH_MARGIN_MM` round it), its x axis *turn*
-    (radians) from the plane's: where :func:`_search` matches the faces."""
+    (radians) from the plane's, with the pieces *taken* from it already drawn: where
+    :func:`_search` matches the faces."""
 
-    def __init__(self, work: np.ndarray, outline: np.ndarray, turn: float, plane: _Plane) -> None:
+    def __init__(self, work: np.ndarray, outline: np.ndarray, taken: list[_Fit], turn: float,
+                 plane: _Plane) -> None:
         s = SEARCH_PX_PER_MM
         self.axes = np.array([[math.cos(turn), math.sin(turn)], [-math.sin(turn), math.cos(turn)]])
         along = outline @ self.axes.T  # the outline in the turned axes
@@ -801,6 +808,7 @@ class _Flattened:
         flat = plane.flat(work, frame, (self.w, self.h))
         self.image = np.asarray(cv2.cvtColor(flat, cv2.COLOR_BGR2GRAY), np.float32)
         self.heap = self._drawn([outline])
+        self.under = self._drawn([_unit_outline(*fit) for fit in taken]) if taken else None
 
     def _drawn(self, outlines: list[np.ndarray]) -> np.ndarray:
         drawn = np.zeros((self.h, self.w), np.float32)
@@ -809,13 +817,17 @@ class _Flattened:
             cv2.fillPoly(drawn, [px], 1.0, cv2.LINE_8, shift=4)
         return drawn
 
-    def matches(self, kind: PieceKind, faces: list[tuple[int | None, list[np.ndarray]]],
-                taken: list[_Fit]) -> list[tuple[float, PieceKind, np.ndarray]]:
+    def _share(self, drawn: np.ndarray, tw: int, th: int) -> np.ndarray:
+        """The share of a piece *tw* x *th* px laid at each place a match is made that *drawn* covers."""
+        boxed = cv2.boxFilter(drawn, -1, (tw, th), anchor=(0, 0), borderType=cv2.BORDER_CONSTANT)
+        return np.asarray(boxed)[:self.h - th + 1, :self.w - tw + 1]
+
+    def matches(self, kind: PieceKind, faces: list[tuple[int | None, list[np.ndarray]]]
+                ) -> list[tuple[float, PieceKind, np.ndarray]]:
         """Where *kind*'s *faces* (:meth:`_References.searched`) match, lying along the axes
         any way round (a disc's: upright only): each local best match of
-        :data:`SEARCH_MIN` or more, of a piece the heap covers enough and *taken* not too
+        :data:`SEARCH_MIN` or more, of a piece the heap covers enough and the pieces taken not too
         much (:data:`SEARCH_UNDER_MAX`), with the outline of the piece laid there (mm)."""
-        under = self._drawn([_unit_outline(*fit) for fit in taken]) if taken else None
         out = []
         for quarter, turned in faces:
             th, tw = turned[0].shape[:2]
@@ -823,11 +835,9 @@ class _Flattened:
                 continue
             match = np.max([cv2.matchTemplate(self.image, face, cv2.TM_CCOEFF_NORMED) for face in turned],
                            axis=0)
-            cover = cv2.boxFilter(self.heap, -1, (tw, th), anchor=(0, 0), borderType=cv2.BORDER_CONSTANT)
-            bad = cover[:self.h - th + 1, :self.w - tw + 1] < SEARCH_COVER_MIN
-            if under is not None:
-                hidden = cv2.boxFilter(under, -1, (tw, th), anchor=(0, 0), borderType=cv2.BORDER_CONSTANT)
-                bad |= hidden[:self.h - th + 1, :self.w - tw + 1] > SEARCH_UNDER_MAX
+            bad = self._share(self.heap, tw, th) < SEARCH_COVER_MIN
+            if self.under is not None:
+                bad |= self._share(self.under, tw, th) > SEARCH_UNDER_MAX
             match[bad] = -1.0
             best_near = cv2.dilate(match, np.ones((5, 5), np.uint8))
             peaks = np.argwhere((match >= SEARCH_MIN) & (match == best_near))
@@ -1146,6 +1156,7 @@ def _references(library: Library) -> _References:
     for name in by_kind:  # every detail level now: no frame later pays for preparing one
         for level in DETAIL_LEVELS:
             refs.at(name, level)
+        refs.searched(name)  # nor for the faces a search matches
     _CACHE[library] = refs
     return refs
 
