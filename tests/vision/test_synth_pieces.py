@@ -469,6 +469,9 @@ _NO_SEARCH = ("_search", lambda *args: [])
     (367, (298.6, 152.2), "chamber/hall", True, (_NO_SEARCH,)),
     # ...a hatched tile back alone on wood of its brown, its outline a tile's but off its print
     (388, (446.4, 159.7), "chamber/back", False, (_NO_SEARCH,)),
+    # a coin 3 alone, 25 px across: fitted a fraction of a mm off, its dashed ring's own part
+    # does not match; moved 0.4 mm, it does
+    (56, (654.5, 92.8), "coin/3", False, (("DISC_NUDGE_MM", 0.0),)),
 ])
 def test_read_a_piece_that_only_one_step_of_the_reader_reads(
         library: Library, monkeypatch: pytest.MonkeyPatch, seed: int, where: tuple[float, float], label: str,
