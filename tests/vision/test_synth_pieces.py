@@ -485,6 +485,16 @@ def test_read_a_piece_that_only_one_step_of_the_reader_reads(
     assert _outcome(scene, library, piece).outcome == "unknown"
 
 
+def test_a_piece_read_twice_is_reported_once(library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a card back in a heap, read as the heap's part and found again by how it looks a few mm off
+    scene = sp.random_piece_scene(127)
+    score = _scored(scene, library)
+    assert score.extra == []
+    assert [p.outcome for p in score.pieces if p.truth.label == "card/back"] == ["right"]
+    monkeypatch.setattr(reader, "_same_piece", lambda a, b: False)
+    assert _scored(scene, library).extra == [("heap", "card/back")]
+
+
 @pytest.mark.parametrize(("seed", "where", "label"), [
     # a gold coin 4 under a tile's corner: it shares its metal, its ring's place and its
     # figure's with coin 1, and only what the fronts do not share tells them apart
