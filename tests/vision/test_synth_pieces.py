@@ -485,6 +485,18 @@ def test_read_a_piece_that_only_one_step_of_the_reader_reads(
     assert _outcome(scene, library, piece).outcome == "unknown"
 
 
+def test_a_card_back_found_by_how_it_looks_clears_a_share_of_its_lowered_bar(
+        library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a card's lattice back a fifth under a card on linen, found by the search: fine print
+    # lowers its bar to 0.47, and it scores 0.56
+    scene = sp.random_piece_scene(449)
+    back = _near(scene, (273.8, 199.9))
+    assert back.label == "card/back" and back.overlap > 0.1
+    assert _outcome(scene, library, back).outcome == "right"
+    monkeypatch.setattr(reader, "SEARCH_BAR", 0.1 / 0.47)  # a fixed 0.1 over that bar
+    assert _outcome(scene, library, back).outcome == "missed"
+
+
 def test_a_piece_read_twice_is_reported_once(library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
     # a card back in a heap, read as the heap's part and found again by how it looks a few mm off
     scene = sp.random_piece_scene(127)
