@@ -377,7 +377,7 @@ def test_a_face_of_fine_print_is_held_to_a_lower_distinct_bar_but_not_below_the_
     bar = {refs.identities[i] or "back": float(refs.distinct_bar[i]) for i in refs.starts}
     floor = reader.DISTINCT_MIN * reader.DISTINCT_FLOOR
     assert bar["5"] == pytest.approx(floor)  # a zigzag: under the floor's worth
-    assert bar["5"] < bar["3"] < reader.DISTINCT_MIN  # a dashed ring keeps most of its own part in luma
+    assert bar["5"] < bar["3"] < reader.DISTINCT_MIN  # a dashed ring: green dashes keep more of their own part
     assert floor < bar["1"] < reader.DISTINCT_MIN  # a solid ring, much like what all coins share: lower
     assert bar["2"] == bar["6"] == reader.DISTINCT_MIN  # bold prints of their own: the full bar
 
