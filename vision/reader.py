@@ -159,7 +159,7 @@ two, and a card's rounded corners show the table (5-8 % read the same)."""
 PAPER_PERCENTILE = 60.0
 """The paper colour is this percentile of each channel: print covers up to ~45 % of a
 Set card (three solid shapes). 50-75 read within 2 cards of 60."""
-LUMA_WEIGHTS = (0.224, 0.46, 0.316)
+DARKNESS_WEIGHTS = (0.224, 0.46, 0.316)
 """The darkness map weighs blue, green and red so: halfway between their mean and BT.601
 luma (0.114, 0.587, 0.299), which JPEG keeps at full resolution where it keeps colour at
 half. Fine print of a strong colour (a gold coin 4's purple dots, 1.5 px across at 25 px)
@@ -201,7 +201,7 @@ every face compared at a third level (shares 1, 0.5 and 0.3) read 6,795 pieces r
 took 2 more left-out fronts for look-alikes. Over 500 synthetic scenes: 6,792 -> 6,796 of
 6,911 pieces read right (card backs lying alone), none misread, left-out fronts taken as
 known 3 of 2,598 either way; art seed 1, 200 scenes: 2,752 -> 2,755 of 2,791. Shares
-0.25-0.4 read 6,793-6,795. With the darkness map of :data:`LUMA_WEIGHTS` those
+0.25-0.4 read 6,793-6,795. With the darkness map of :data:`DARKNESS_WEIGHTS` those
 card backs match themselves at the nearest levels, and this changes no reading in the 500
 scenes nor with art seed 1: it stays for lattices a camera blurs more than these."""
 CHROMA_LEVEL_MIN = 0.7
@@ -291,13 +291,14 @@ distinct part does not match) is looked at again moved DISC_NUDGE_MM each way an
 diagonally: a blurred edge, a shadow or a piece beside it moves the outline's fitted centre
 by a fraction of a mm, and at 25 px a coin's dashed ring then barely matches itself. The
 place scoring best stands, its bar raised by DISC_NUDGE_BAR: the best of many places matches
-a look-alike by chance more often (:data:`SEARCH_BAR`). Over 500 synthetic scenes: 6,843 ->
-6,850 of 6,911 pieces read right (coins face up, all coin 3's dashed ring), none misread, no
-left-out front taken as known (2,598); art seed 1 the same; 1 ms a 20-piece frame. Steps of
-0.3 mm read 4 more, of 0.5 and 0.8 mm 5; two steps each way, and discs scoring up to 0.1
-under their bar too, 8 more for 5 ms a frame. Here the raised bar changes nothing; with
-steps of 0.6 mm tried on every disc left unread, 2 left-out fronts were taken as known
-without it."""
+a look-alike by chance more often (:data:`SEARCH_BAR`). Over 500 synthetic scenes, with the
+darkness map the channels' mean: 6,843 -> 6,850 of 6,911 pieces read right (coins face up,
+all coin 3's dashed ring), none misread, no left-out front taken as known (2,598); art seed
+1 the same; 1 ms a 20-piece frame. Steps of 0.3 mm read 4 more, of 0.5 and 0.8 mm 5; two
+steps each way, and discs scoring up to 0.1 under their bar too, 8 more for 5 ms a frame.
+Here the raised bar changes nothing; with steps of 0.6 mm tried on every disc left unread, 2
+left-out fronts were taken as known without it. With the darkness map of
+:data:`DARKNESS_WEIGHTS`: 6,852 -> 6,858."""
 HIDDEN_GROW_MM = 1.0
 HIDDEN_SHARE_MAX = 0.6
 """A heap's piece is compared without where the heap's other pieces overlap it (over it or
@@ -428,12 +429,13 @@ SEARCH_TRIES = 2
 SEARCH_BAR = 0.15
 """A face found by how it looks must clear its bar by this share of it more: it is the best
 of many places, so a look-alike matches one by chance more often. Without it, a healer card
-the library lacked was read as a pit tile in its middle 11 times in 500 scenes (9 left-out
-fronts taken as known with the reader now). A share, not a fixed 0.1 (6,850 read right): a
+the library lacked was read as a pit tile in its middle 11 times in 500 scenes. Measured with
+the darkness map the channels' mean: a share, not a fixed 0.1 (6,850 read right), as a
 card's lattice back, whose bar fine print lowers to 0.47, found half under another card
 scored 0.56 (6,851; a share of 0.1 read 6,852 and 0.2 6,850, none taking a left-out front as
-known; art seed 1 the same). With the darkness map of :data:`LUMA_WEIGHTS`, shares of 0.1-0.2
-read the same (6,858), and without any extra 8 left-out healer cards were read as pit tiles."""
+known; art seed 1 the same). With the darkness map of :data:`DARKNESS_WEIGHTS`, shares of
+0.1-0.2 read the same (6,858), and without any extra 8 left-out healer cards were read as pit
+tiles."""
 RESCUE_THICK_MIN = 0.6
 """Specks are looked for pieces by how they look (:func:`_rescue`) only when one of them is
 this share of the smallest kind's half short side thick: noise, glare and rings are thin.
@@ -1320,7 +1322,7 @@ def _turned(image: np.ndarray, kind: PieceKind, turn: float) -> np.ndarray:
 
 _REGIONS: dict[tuple[str, int, int, float], np.ndarray] = {}
 _THIRDS = np.full((1, 3), 1.0 / 3.0, np.float32)
-_LUMA = np.array([LUMA_WEIGHTS], np.float32)
+_DARKNESS = np.array([DARKNESS_WEIGHTS], np.float32)
 
 
 def _region(kind: PieceKind, shape: tuple[int, int], inset: float = INSET) -> np.ndarray:
@@ -1393,7 +1395,7 @@ class _Seen:
 
     Each channel is divided by the paper's (its :data:`PAPER_PERCENTILE`) and clipped at 1:
     the light's colour and strength divide out and glare is paper. The darkness is the
-    channels' weighted mean below paper (:data:`LUMA_WEIGHTS`), less its shading
+    channels' weighted mean below paper (:data:`DARKNESS_WEIGHTS`), less its shading
     (:data:`SHADING_SIGMA_PX`); the colour map is each channel's departure from their mean
     (weighted by the pixel's brightness): which
     of blue, green and red the print takes away. At :data:`SPARSE_LEVEL` or less, all of it
@@ -1443,10 +1445,9 @@ class _Seen:
             # the Set photos the same)
             tint = ratio - dark[..., None]
             tint *= 1.0 + dark[..., None]
-            # the darkness map (LUMA_WEIGHTS)
-            luma = np.asarray(cv2.transform(ratio, _LUMA), np.float32)
-            luma_map = np.asarray(cv2.GaussianBlur(luma, (0, 0), LUMA_SIGMA_PX / shrink), np.float32)
-            luma_map -= _shading(luma, SHADING_SIGMA_PX / shrink)
+            darkness = np.asarray(cv2.transform(ratio, _DARKNESS), np.float32)
+            luma_map = np.asarray(cv2.GaussianBlur(darkness, (0, 0), LUMA_SIGMA_PX / shrink), np.float32)
+            luma_map -= _shading(darkness, SHADING_SIGMA_PX / shrink)
             # the darkness's mean and spread over the region, by cv2 (5x numpy's)
             luma_mean, luma_sd = (float(v[0, 0]) for v in cv2.meanStdDev(luma_map, mask=inside))
             pixels = int(np.count_nonzero(region))
