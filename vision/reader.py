@@ -604,7 +604,7 @@ def _read(image: np.ndarray, library: Library, calibration: TableCalibration | N
             continue
         x, y, bw, bh = cv2.boundingRect(c)
         is_cut = x <= 0 or y <= 0 or x + bw >= mw or y + bh >= mh
-        pts = plane.from_image((np.asarray(c, np.float64).reshape(-1, 2) + 0.5) / seg_scale - 0.5)
+        pts = plane.from_image(_from_mask(c, seg_scale))
         if not _on_table(table, pts.mean(axis=0)):
             continue  # off the table: the floor, a chair, a lap
         fits = _fits(pts, refs.kinds, plane.in_mm)
@@ -707,8 +707,14 @@ def _blob(best: _Best, contour: np.ndarray, plane: _Plane, seg_scale: float) -> 
     moments = cv2.moments(contour)
     centroid = np.array([[moments["m10"], moments["m01"]]]) / max(moments["m00"], 1e-9)
     hull = cv2.approxPolyDP(cv2.convexHull(contour), 1.5, True).reshape(-1, 2)
-    return (best, plane.report(plane.from_image((centroid + 0.5) / seg_scale - 0.5)[0]),
-            _points((hull + 0.5) / seg_scale - 0.5))
+    return (best, plane.report(plane.from_image(_from_mask(centroid, seg_scale))[0]),
+            _points(_from_mask(hull, seg_scale)))
+
+
+def _from_mask(points: np.ndarray, seg_scale: float) -> np.ndarray:
+    """Points (any shape ending in 2, or a contour) of the segmentation mask, made at
+    *seg_scale* of the frame, in the frame's pixels (N x 2)."""
+    return (np.asarray(points, np.float64).reshape(-1, 2) + 0.5) / seg_scale - 0.5
 
 
 def _remainder(contour: np.ndarray, parts: list[_Fit], plane: _Plane, seg_scale: float,
@@ -929,7 +935,7 @@ def _rescue(unfit: list[tuple[np.ndarray, int | None]], shape: tuple[int, int], 
         if sum(cv2.contourArea(c) for c, _ in members) < least:
             continue  # too little for any piece
         hull = cv2.convexHull(np.vstack([c for c, _ in members])).reshape(-1, 2).astype(np.float64)
-        pts = plane.from_image((hull + 0.5) / seg_scale - 0.5)
+        pts = plane.from_image(_from_mask(hull, seg_scale))
         fits = _fits(pts, refs.kinds, in_mm=True)
         if not fits:  # a disc bitten where it matches the cloth: the whole coin around what is left
             circle_centre, radius = cv2.minEnclosingCircle(pts.astype(np.float32))
@@ -941,8 +947,8 @@ def _rescue(unfit: list[tuple[np.ndarray, int | None]], shape: tuple[int, int], 
         verdict = _verdict(best)
         if verdict is not None and verdict.is_accepted:
             found = [((verdict.kind, verdict.frame), best)]
-        elif boxed and max(_thickness_mm(plane.from_image((c.reshape(-1, 2) + 0.5) / seg_scale - 0.5))
-                 for c, _ in members) >= RESCUE_THICK_MIN * thinnest:
+        elif boxed and max(_thickness_mm(plane.from_image(_from_mask(c, seg_scale)))
+                           for c, _ in members) >= RESCUE_THICK_MIN * thinnest:
             found = _search(work, pts, [], refs, plane)  # by how they look
         else:
             continue
@@ -951,7 +957,7 @@ def _rescue(unfit: list[tuple[np.ndarray, int | None]], shape: tuple[int, int], 
             continue
         # the unknowns replaced: those whose middles the pieces found cover
         for c, entry in members:
-            middle = (c.reshape(-1, 2).mean(axis=0, keepdims=True) + 0.5) / seg_scale - 0.5
+            middle = _from_mask(c.reshape(-1, 2).mean(axis=0), seg_scale)
             if entry is not None and _covers([fit for fit, _ in found], plane.from_image(middle)[0]):
                 gone.add(entry)
         _add_parts(scored, found, plane)
@@ -1581,8 +1587,7 @@ def _identify(work: np.ndarray, fits: list[_Fit], refs: _References,
     step = DISC_NUDGE_MM / kind.size_mm[0]  # in the unit square
     for du, dv in ((-step, -step), (0.0, -step), (step, -step), (-step, 0.0),
                    (step, 0.0), (-step, step), (0.0, step), (step, step)):
-        moved = frame @ np.array([[1.0, 0.0, du], [0.0, 1.0, dv], [0.0, 0.0, 1.0]])
-        again = _compare(work, [(kind, moved)], refs, plane, hidden)
+        again = _compare(work, [(kind, _moved(frame, du, dv))], refs, plane, hidden)
         redone = _verdict(again)
         if redone is not None and redone.score > top:
             top = redone.score
@@ -1617,12 +1622,16 @@ def _aligned(work: np.ndarray, fits: list[_Fit], refs: _References,
         du, dv = dx / size[0], dy / size[1]  # in the face's unit square
         if math.hypot(du * kind.size_mm[0], dv * kind.size_mm[1]) > REALIGN_MAX_MM:
             continue
-        moved = frame @ np.array([[1.0, 0.0, du], [0.0, 1.0, dv], [0.0, 0.0, 1.0]])
-        again = _compare(work, [(kind, moved)], refs, plane, hidden)
+        again = _compare(work, [(kind, _moved(frame, du, dv))], refs, plane, hidden)
         redone = _verdict(again)
         if redone is not None and redone.score > verdict.score:
             best, verdict = again, redone
     return best
+
+
+def _moved(frame: np.ndarray, du: float, dv: float) -> np.ndarray:
+    """*frame* moved by *du*, *dv* of its own unit square."""
+    return np.asarray(frame @ np.array([[1.0, 0.0, du], [0.0, 1.0, dv], [0.0, 0.0, 1.0]]), np.float64)
 
 
 def _own_size_turned(kind: PieceKind, frame: np.ndarray) -> list[np.ndarray]:
