@@ -361,6 +361,19 @@ def test_read_pieces_whose_outline_falls_apart_on_a_cloth_of_their_colour(librar
     assert outcomes() == {"chamber/back": "right", "coin/6": "missed"}
 
 
+def test_read_a_coin_on_a_cloth_of_its_metal_that_shows_only_inside_its_ring(
+        library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a copper coin 3 alone on wood, 24 px across: its rim is the wood's colour, so what
+    # segments is its middle, out to its green ring: a third of its area
+    scene = sp.random_piece_scene(401)
+    coin = _near(scene, (602.8, 128.0))
+    assert coin.label == "coin/3" and coin.overlap == 0 and scene.cloth == "wood"
+    assert _outcome(scene, library, coin).outcome == "right"
+    # a third of a coin's area is too little to be one from 0.6 of its radius
+    monkeypatch.setattr(reader, "RESCUE_DISC_SHARE", 0.6)
+    assert _outcome(scene, library, coin).outcome == "missed"
+
+
 def test_read_coins_of_fine_print_seen_at_25_px(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # a coin's fine print keeps little of its distinct part at 25 px, and keeps it no better
     # when seen right: its own bar is lower, as it matches itself less
@@ -443,6 +456,8 @@ _SEEN = reader._Seen
 
 
 _NO_SEARCH = ("_search", lambda *args: [])
+# the best face stands though it is of another colour than the face seen: unknown
+_TOP_STANDS = ("_of_its_colour", lambda verdict, best, cast: verdict)
 
 
 @pytest.mark.parametrize(("seed", "where", "label", "overlapping", "without"), [
@@ -472,6 +487,9 @@ _NO_SEARCH = ("_search", lambda *args: [])
     # a gold coin 4 alone: its fit scores under its bar though no other face comes near; it is
     # looked at again where it lies best aligned
     (468, (603.4, 38.7), "coin/4", False, (("REALIGN_MARGIN", math.inf),)),
+    # a copper coin 3 alone on teal felt: silver coin 2 scores over it but is of another
+    # metal; of the faces of its colour, coin 3 scores best, by enough over the rest
+    (57, (699.6, 474.8), "coin/3", False, (_TOP_STANDS,)),
 ])
 def test_read_a_piece_that_only_one_step_of_the_reader_reads(
         library: Library, monkeypatch: pytest.MonkeyPatch, seed: int, where: tuple[float, float], label: str,
