@@ -323,6 +323,22 @@ def test_grey_face_seen_with_a_cameras_colour_noise_still_matches_and_a_coloured
     assert best[("coin", "ringed")][0] > 0.9 and best[("coin", "grey")][0] < reader.MIN_SCORE
 
 
+
+def test_a_grey_face_partly_under_a_coloured_piece_shows_the_colour_of_what_is_left() -> None:
+    kind = PieceKind("coin", "disc", (25.0, 25.0))
+    w, h = reader._compare_size(kind)
+    grey = np.asarray(cv2.resize(_token("G", (190, 190, 190)), (w, h), interpolation=cv2.INTER_AREA), np.uint8)
+    # a gold coin over its left third
+    covered = grey.copy()
+    cv2.circle(covered, (-w // 3, h // 2), w // 2 + 4, (40, 170, 225), -1, cv2.LINE_AA)
+    keep = np.ones((h, w), bool)
+    keep[:, : w // 3] = False
+    assert reader._Seen(covered, kind).at(1.0).inner_strength > reader.SEEN_GREY_MAX
+    left = reader._Seen(covered, kind, keep).at(1.0)
+    assert left.inner_strength < reader.SEEN_GREY_MAX
+    assert left.inner_strength == pytest.approx(reader._Seen(grey, kind, keep).at(1.0).inner_strength, abs=0.02)
+
+
 def test_a_face_of_faint_colour_set_apart_by_its_darkness_is_compared_without_colour() -> None:
     art = synth_pieces.piece_art(0)["chamber"]  # the back: brown hatching, its disc 2 % bluer
     kind = PieceKind("chamber", "rect", art.size_mm)
