@@ -45,8 +45,8 @@ The method is plain image comparison, small enough to explain and to run on a Pi
    fronts do not share) must match too (:data:`DISTINCT_MIN`, less for fine print again:
    :data:`DISTINCT_SELF_TYPICAL`), so that a face the library lacks is not taken for a
    look-alike. It must be made of the colour seen, too (a coin's metal: :data:`BODY_TOL`);
-   where the best face is not, the best face that is must pass all of this in its place.
-   Otherwise the candidate is reported as unknown, never guessed.
+   where the best face is not but barely beats the best face that is, that one must pass
+   all of this in its place. Otherwise the candidate is reported as unknown, never guessed.
 
 When nothing in the frame fits a kind (or nothing stands out from anything), and the
 frame's own shape fits a rect kind, the whole frame is tried as one piece: a crop of a
@@ -403,12 +403,14 @@ scenes sure pieces stay within 0.012, and the bare tolerance holds. At 0.03 it t
 card the library lacked for the knight (red frames both, a cross on each; its mean colour
 0.025 off) twice in 500 scenes; at 0.025 once, at 0.02 never, for 3 fewer of 6,911 pieces
 read right (coins half under another piece, whose colour joins theirs); art seed 1 the
-same either way. Where the best face is of another colour, the best face of the colour seen
-is read instead if it clears its bars itself, its margin taken over the faces scoring under
-it (:func:`_of_its_colour`): at 25 px a silver coin's rings can score over a copper coin's
-own face. Over 500 synthetic scenes 6,861 -> 6,862 of 6,911 right, none misread, the same
-left-out fronts taken as known; art seed 1 2,775 -> 2,776 of 2,791 (a silver coin 5 over
-which a copper face scored)."""
+same either way. Where the best face is of another colour and beats the best face of the
+colour seen by less than :data:`CONFIDENT_MARGIN`, that one is read instead if it clears its
+bars itself, its margin taken over the faces scoring under it (:func:`_of_its_colour`): at
+25 px a silver coin's rings can score over a copper coin's own face. A print that a face of
+another colour matches clearly better is that face's, in a colour the library lacks. Over
+500 synthetic scenes 6,861 -> 6,862 of 6,911 right, none misread, the same left-out fronts
+taken as known; art seed 1 2,775 -> 2,776 of 2,791 (a silver coin 5 over which a copper
+face scored)."""
 SEARCH_PX_PER_MM = 0.4
 """Where outlines leave pieces unread, they are looked for by how they look (:func:`_search`):
 the place is flattened at this resolution (a card 23 x 35 px, a coin 10 px) and every face
