@@ -693,8 +693,6 @@ def _read(image: np.ndarray, library: Library, calibration: TableCalibration | N
     for (best, center, outline), verdict in zip(scored, verdicts, strict=True):
         if verdict is not None and cast is not None:
             verdict = _with_cast(verdict, best, cast)
-            if verdict.body_gap > 1.0:  # another face is of the colour seen
-                verdict = _of_its_colour(verdict, best, cast)
         if verdict is not None and verdict.is_accepted:
             if any(_same_piece(verdict, other) for other in accepted):
                 continue
@@ -1888,29 +1886,26 @@ def _verdict(best: _Best) -> _Verdict | None:
 
 def _with_cast(verdict: _Verdict, best: _Best, cast: tuple[np.ndarray, float]) -> _Verdict:
     """*verdict* (on *best*) with how much nearer another face's mean colour is to the face
-    seen's, the frame's colour *cast* (:func:`_cast`) undone."""
-    top = best[verdict.kind.name, verdict.identity]
-    return dataclasses.replace(verdict, body_gap=float(_body_gaps([top, *best.values()], cast)[0]))
-
-
-def _body_gaps(scored: list[_Scored], cast: tuple[np.ndarray, float]) -> np.ndarray:
-    """How much farther each face's mean colour in *scored* is from the face seen's than the
-    nearest face's, a share of the tolerance, the frame's colour *cast* undone."""
+    seen's, a share of the tolerance, the frame's colour *cast* (:func:`_cast`) undone; past
+    the tolerance, as :func:`_of_its_colour` decides."""
     tint, tolerance = cast
+    scored = list(best.values())
     seen = np.stack([s.seen_body for s in scored]) * tint
     body = np.stack([s.body for s in scored])
     apart = np.linalg.norm(seen / seen.sum(axis=1, keepdims=True) - body, axis=1)
-    return np.asarray((apart - apart.min()) / tolerance)
+    gaps = (apart - apart.min()) / tolerance
+    at = list(best).index((verdict.kind.name, verdict.identity))
+    verdict = dataclasses.replace(verdict, body_gap=float(gaps[at]))
+    return verdict if verdict.body_gap <= 1.0 else _of_its_colour(verdict, best, gaps)
 
 
-def _of_its_colour(verdict: _Verdict, best: _Best, cast: tuple[np.ndarray, float]) -> _Verdict:
+def _of_its_colour(verdict: _Verdict, best: _Best, gaps: np.ndarray) -> _Verdict:
     """Where *verdict*'s face (on *best*) is made of another colour than the face seen
-    (:data:`BODY_TOL`) but beats it by less than :data:`CONFIDENT_MARGIN`: the best face that
-    is made of the seen one's, with its margin over the faces scoring under it (those over
-    it are of another colour). It is read where it clears its bars so. A print matched
-    clearly better by a face of another colour is that face's, in a colour the library
-    lacks: *verdict* stands, unknown."""
-    gaps = _body_gaps(list(best.values()), cast)
+    (:data:`BODY_TOL`; each face's *gaps*, :func:`_with_cast`) but beats it by less than
+    :data:`CONFIDENT_MARGIN`: the best face that is made of the seen one's, with its margin
+    over the faces scoring under it (those over it are of another colour). It is read where
+    it clears its bars so. A print matched clearly better by a face of another colour is that
+    face's, in a colour the library lacks: *verdict* stands, unknown."""
     (_, identity), top, gap = max(((key, s, float(g)) for (key, s), g in zip(best.items(), gaps, strict=True)
                                    if g <= 1.0), key=lambda entry: entry[1].score)
     if verdict.score - top.score >= CONFIDENT_MARGIN:

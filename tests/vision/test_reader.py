@@ -323,7 +323,6 @@ def test_grey_face_seen_with_a_cameras_colour_noise_still_matches_and_a_coloured
     assert best[("coin", "ringed")][0] > 0.9 and best[("coin", "grey")][0] < reader.MIN_SCORE
 
 
-
 def test_a_grey_face_partly_under_a_coloured_piece_shows_the_colour_of_what_is_left() -> None:
     kind = PieceKind("coin", "disc", (25.0, 25.0))
     w, h = reader._compare_size(kind)

@@ -457,7 +457,7 @@ _SEEN = reader._Seen
 
 _NO_SEARCH = ("_search", lambda *args: [])
 # the best face stands though it is of another colour than the face seen: unknown
-_TOP_STANDS = ("_of_its_colour", lambda verdict, best, cast: verdict)
+_TOP_STANDS = ("_of_its_colour", lambda verdict, best, gaps: verdict)
 
 
 @pytest.mark.parametrize(("seed", "where", "label", "overlapping", "without"), [
