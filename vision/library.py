@@ -478,7 +478,8 @@ def whole_image_frame(width_px: int, height_px: int, kind: PieceKind) -> np.ndar
     return np.asarray(cv2.getPerspectiveTransform(_UNIT_SQUARE, quad), np.float64)
 
 
-def segment(image: np.ndarray, empty: np.ndarray | None = None) -> tuple[np.ndarray, float]:
+def segment(image: np.ndarray, empty: np.ndarray | None = None,
+            difference: np.ndarray | None = None) -> tuple[np.ndarray, float]:
     """Pieces against the table: a 0/1 uint8 mask of what is not table, and the contrast
     (brightness difference, 0-255) between the two.
 
@@ -490,20 +491,11 @@ def segment(image: np.ndarray, empty: np.ndarray | None = None) -> tuple[np.ndar
     same view without pieces, same size), a pixel is a piece where it differs from it by
     half Otsu's threshold on the difference, and at least :data:`EMPTY_DIFF_MIN`; a blob
     that does is then grown to half its own difference (:func:`_cut_each`). Either way,
-    specks under 3 px are opened away.
+    specks under 3 px are opened away. *difference*: :func:`empty_difference` of the two,
+    where it was worked out already.
     """
     if empty is not None:
-        # a 5 x 5 kernel: sigma 1's own is 7 x 7, 1.6x slower, for at most 3 levels' difference
-        # (200 synthetic scenes read the same)
-        # (in place where it can: each frame-sized array made anew costs ~0.2 ms of page faults
-        # after a large allocation elsewhere, as the app's camera and screen make)
-        blurred = cv2.GaussianBlur(image, (5, 5), 1.0)
-        diff = cv2.absdiff(blurred, cv2.GaussianBlur(empty, (5, 5), 1.0), dst=blurred)
-        # any channel's change counts: their sum, saturated at 255 (cv2.add saturates uint8;
-        # ~15x faster than numpy's sum over the channel axis, 2x than cv2.transform)
-        d8, g, r = cv2.split(np.asarray(diff, np.uint8))
-        cv2.add(d8, g, dst=d8)
-        cv2.add(d8, r, dst=d8)
+        d8 = empty_difference(image, empty) if difference is None else difference
         t, _ = cv2.threshold(d8, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
         # as below, the cut sits nearer the unchanged side: where a piece happens to match
         # the cloth under it, the difference is small but the piece's outline must not break
@@ -543,6 +535,24 @@ def segment(image: np.ndarray, empty: np.ndarray | None = None) -> tuple[np.ndar
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
     cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel, dst=mask)
     return mask, contrast
+
+
+def empty_difference(image: np.ndarray, empty: np.ndarray) -> np.ndarray:
+    """How much each pixel of *image* changed from the empty-table frame *empty* (BGR uint8,
+    same size): the channels' absolute differences, both frames a little blurred, summed and
+    saturated at 255 (uint8)."""
+    # a 5 x 5 kernel: sigma 1's own is 7 x 7, 1.6x slower, for at most 3 levels' difference
+    # (200 synthetic scenes read the same)
+    # (in place where it can: each frame-sized array made anew costs ~0.2 ms of page faults
+    # after a large allocation elsewhere, as the app's camera and screen make)
+    blurred = cv2.GaussianBlur(image, (5, 5), 1.0)
+    diff = cv2.absdiff(blurred, cv2.GaussianBlur(empty, (5, 5), 1.0), dst=blurred)
+    # any channel's change counts: their sum, saturated at 255 (cv2.add saturates uint8;
+    # ~15x faster than numpy's sum over the channel axis, 2x than cv2.transform)
+    d8, g, r = cv2.split(np.asarray(diff, np.uint8))
+    cv2.add(d8, g, dst=d8)
+    cv2.add(d8, r, dst=d8)
+    return np.asarray(d8, np.uint8)
 
 
 def _cut_each(d8: np.ndarray, cut: float) -> np.ndarray:

@@ -490,6 +490,9 @@ _TOP_STANDS = ("_of_its_colour", lambda verdict, best, gaps: verdict)
     # a copper coin 3 alone on teal felt: silver coin 2 scores over it but is of another
     # metal; of the faces of its colour, coin 3 scores best, by enough over the rest
     (57, (699.6, 474.8), "coin/3", False, (_TOP_STANDS,)),
+    # a tile back on wood of its brown, a tile beside it: only its dark middle segments, with
+    # the wood's specks, and is no coin; the tile is found round it by how it looks
+    (205, (579.8, 182.0), "chamber/back", False, (("_look_around", lambda *args: None),)),
 ])
 def test_read_a_piece_that_only_one_step_of_the_reader_reads(
         library: Library, monkeypatch: pytest.MonkeyPatch, seed: int, where: tuple[float, float], label: str,
@@ -501,6 +504,17 @@ def test_read_a_piece_that_only_one_step_of_the_reader_reads(
     for name, value in without:  # the reader without that step
         monkeypatch.setattr(reader, name, value)
     assert _outcome(scene, library, piece).outcome == "unknown"
+
+
+def test_a_piece_found_round_an_unknown_has_changed_the_table(library: Library,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    # a pen on linen: round it the cloth is as in the empty frame, so no tile is looked for
+    # there, and none found that the empty frame shows unchanged
+    scene = sp.random_piece_scene(403)
+    assert scene.cloth == "linen" and any(d.kind == "pen" for d in scene.distractors)
+    assert _scored(scene, library).extra == []
+    monkeypatch.setattr(reader, "AROUND_CHANGED_MIN", 0.0)
+    assert _scored(scene, library).extra == [("distractor", "chamber/hall")]
 
 
 def test_a_face_the_library_lacks_found_by_how_it_looks_stays_unknown(
