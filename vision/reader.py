@@ -299,22 +299,21 @@ degrees and mm off. Over 500 synthetic scenes: 6,788 -> 6,792 of 6,911 pieces re
 6,790; every 2 deg to 6: 6,791; the own size unturned only: 6,789."""
 DISC_NUDGE_MM = 0.4
 DISC_NUDGE_UNDER = 0.1
-"""A disc left unread whose best face scores no more than DISC_NUDGE_UNDER under its bar
-(or clears it, but another face is as near, or its distinct part does not match) is looked
-at again moved DISC_NUDGE_MM each way and diagonally: a blurred edge, a shadow or a piece
+"""A disc left unread whose best face scores no more than DISC_NUDGE_UNDER under its bar (or
+clears it, but another face is as near, or its distinct part does not match) is looked at
+again moved DISC_NUDGE_MM each way and diagonally: a blurred edge, a shadow or a piece
 beside it moves the outline's fitted centre by a fraction of a mm, and at 25 px a coin's
 dashed ring then barely matches itself. The place scoring best stands. Over 500 synthetic
-scenes, with the
-darkness map the channels' mean: 6,843 -> 6,850 of 6,911 pieces read right (coins face up,
-all coin 3's dashed ring), none misread, no left-out front taken as known (2,598); art seed
-1 the same; 1 ms a 20-piece frame. Steps of 0.3 mm read 4 more, of 0.5 and 0.8 mm 5; two
-steps each way, and discs scoring up to 0.1 under their bar too, 8 more for 5 ms a frame.
-With the darkness map of :data:`DARKNESS_WEIGHTS`: 6,852 -> 6,858. Looking again at discs
-up to 0.1 under their bar too: 6,868 -> 6,871 (coins overlapping another piece, and a coin 6
-alone), art seed 1 2,777 -> 2,778, none misread, no left-out front taken as known; 0.2 read
-the same. The place scoring best was once held to a bar raised by 0.1, as the best of many
-places matches a look-alike by chance more often (:data:`SEARCH_BAR`); it took no left-out
-front as known without, and with it (or 0.05) these read 3 (1) fewer."""
+scenes, with the darkness map the channels' mean: 6,843 -> 6,850 of 6,911 pieces read right
+(coins face up, all coin 3's dashed ring), none misread, no left-out front taken as known
+(2,598); art seed 1 the same; 1 ms a 20-piece frame. Steps of 0.3 mm read 4 more, of 0.5 and
+0.8 mm 5; two steps each way, and discs scoring up to 0.1 under their bar too, 8 more for 5
+ms a frame. With the darkness map of :data:`DARKNESS_WEIGHTS`: 6,852 -> 6,858. Looking again
+at discs up to 0.1 under their bar too: 6,868 -> 6,871 (coins overlapping another piece, and
+a coin 6 alone), art seed 1 2,777 -> 2,778, none misread, no left-out front taken as known;
+0.2 read the same. The place scoring best was once held to a bar raised by 0.1, as the best
+of many places matches a look-alike by chance more often (:data:`SEARCH_BAR`); it took no
+left-out front as known without, and with it (or 0.05) these read 3 (1) fewer."""
 HIDDEN_GROW_MM = 1.0
 HIDDEN_SHARE_MAX = 0.6
 """A heap's piece is compared without where the heap's other pieces overlap it (over it or
@@ -873,13 +872,14 @@ def _search(work: np.ndarray, outline: np.ndarray, taken: list[_Fit], refs: _Ref
 
 def _look_around(scored: list[_Scoring], work: np.ndarray, refs: _References, plane: _Plane,
                  table: tuple[float, float, float, float] | None, change: _Change) -> None:
-    """Looks for a rect piece round each unknown in *scored* that no piece read covers: a
-    piece whose print matches the cloth under it shows the camera only what does not (a tile's
-    brown back on wood: its dark middle, which no kind fits, or a coin does). Each rect kind,
-    smallest first, is looked for (:func:`_search`) in a square reaching its corners round the
-    unknown's middle, laid :data:`AROUND_TURNS` ways; the first piece found that covers the
-    middle, lies on the *table* and on a table that *change* shows changed
-    (:data:`AROUND_CHANGED_MIN`) replaces the unknown."""
+    """Looks for a rect piece round each unknown in *scored* that no piece read covers, where
+    *change* shows the table round its middle changed though the segmentation leaves it
+    (:data:`AROUND_CHANGED_MIN`): a piece whose print matches the cloth under it shows the
+    camera only what does not (a tile's brown back on wood: its dark middle, which no kind
+    fits, or a coin does). Each rect kind, smallest first, is looked for (:func:`_search`) in
+    a square reaching its corners round the unknown's middle, laid :data:`AROUND_TURNS` ways;
+    the first piece found that covers the middle, lies on the *table* and changed the table
+    over enough of itself replaces the unknown."""
     verdicts = [_verdict(best) for best, _, _ in scored]
     taken = [(v.kind, v.frame) for v in verdicts if v is not None and v.is_accepted]
     if len(taken) == len(scored):

@@ -487,7 +487,7 @@ _TOP_STANDS = ("_of_its_colour", lambda verdict, best, gaps: verdict)
     (389, (581.6, 312.2), "chamber/back", False, (_NO_SEARCH,)),
     # a coin 3 alone, 25 px across: fitted a fraction of a mm off, its dashed ring's own part
     # does not match; moved 0.4 mm, it does
-    (265, (340.1, 86.2), "coin/3", False, (("DISC_NUDGE_MM", 0.0),)),
+    (265, (340.1, 86.2), "coin/3", False, (_NO_NUDGE,)),
     # a gold coin 4 alone: its fit scores under its bar though no other face comes near; it is
     # looked at again where it lies best aligned (or moved a little: _NO_NUDGE)
     (468, (603.4, 38.7), "coin/4", False, (("REALIGN_MARGIN", math.inf), _NO_NUDGE)),
