@@ -356,8 +356,10 @@ def test_read_pieces_whose_outline_falls_apart_on_a_cloth_of_their_colour(librar
 
     assert outcomes() == {"chamber/back": "right", "coin/6": "right"}
     # segmented, the coin is bitten: no blob alone fits a coin (the tile's stripes, cut at
-    # their own change, join up to its outline)
+    # their own change, join up to its outline); nor is a coin looked for where the table
+    # changed unexplained
     monkeypatch.setattr(reader, "_rescue", lambda *args, **kwargs: None)
+    monkeypatch.setattr(reader, *_NOT_WHERE_CHANGED)
     assert outcomes() == {"chamber/back": "right", "coin/6": "missed"}
 
 
@@ -431,8 +433,10 @@ def test_read_what_a_heaps_pieces_read_leave_of_it(library: Library, monkeypatch
                 if math.dist(o.truth.center_mm, coin.center_mm) < 30}
 
     assert outcomes() == {"coin/5": "right", "coin/6": "right"}
-    # the whole heap read again instead: no piece's shape
+    # the whole heap read again instead: no piece's shape (and no coin looked for where the
+    # table changed unexplained, which finds it too)
     monkeypatch.setattr(reader, "_remainder", lambda contour, *args: [contour])
+    monkeypatch.setattr(reader, *_NOT_WHERE_CHANGED)
     assert outcomes() == {"coin/5": "right", "coin/6": "unknown"}
 
 
@@ -458,6 +462,8 @@ _SEEN = reader._Seen
 _NO_SEARCH = ("_search", lambda *args: [])
 # a disc left unread is not looked at again moved a little
 _NO_NUDGE = ("DISC_NUDGE_MM", 0.0)
+# no disc is looked for where the table changed and no piece read explains it
+_NOT_WHERE_CHANGED = ("_look_where_changed", lambda *args: None)
 # the best face stands though it is of another colour than the face seen: unknown
 _TOP_STANDS = ("_of_its_colour", lambda verdict, best, gaps: verdict)
 
@@ -486,11 +492,12 @@ _TOP_STANDS = ("_of_its_colour", lambda verdict, best, gaps: verdict)
     # ...a hatched tile back alone on wood of its brown, its outline a tile's but off its print
     (389, (581.6, 312.2), "chamber/back", False, (_NO_SEARCH,)),
     # a coin 3 alone, 25 px across: fitted a fraction of a mm off, its dashed ring's own part
-    # does not match; moved 0.4 mm, it does
-    (265, (340.1, 86.2), "coin/3", False, (_NO_NUDGE,)),
+    # does not match; moved 0.4 mm, it does (or laid where the table changed: _NOT_WHERE_CHANGED)
+    (265, (340.1, 86.2), "coin/3", False, (_NO_NUDGE, _NOT_WHERE_CHANGED)),
     # a gold coin 4 alone: its fit scores under its bar though no other face comes near; it is
-    # looked at again where it lies best aligned (or moved a little: _NO_NUDGE)
-    (468, (603.4, 38.7), "coin/4", False, (("REALIGN_MARGIN", math.inf), _NO_NUDGE)),
+    # looked at again where it lies best aligned (or moved a little: _NO_NUDGE; or laid where
+    # the table changed)
+    (468, (603.4, 38.7), "coin/4", False, (("REALIGN_MARGIN", math.inf), _NO_NUDGE, _NOT_WHERE_CHANGED)),
     # a copper coin 3 alone on teal felt: silver coin 2 scores over it but is of another
     # metal; of the faces of its colour, coin 3 scores best, by enough over the rest
     (57, (699.6, 474.8), "coin/3", False, (_TOP_STANDS,)),
@@ -522,6 +529,25 @@ def test_a_piece_found_round_an_unknown_has_changed_the_table(library: Library,
     assert _scored(scene, library).extra == []
     monkeypatch.setattr(reader, "AROUND_CHANGED_MIN", 0.0)
     assert _scored(scene, library).extra == [("distractor", "chamber/hall")]
+
+
+@pytest.mark.parametrize(("seed", "where", "label", "without"), [
+    # a copper coin 3 on wood of its colour, a tenth of it under a card: only its print
+    # segments, joined to the card's outline, and no coin is fitted there at all
+    (407, (237.7, 56.1), "coin/3", "missed"),
+    # a copper coin 6 alone on wood: its outline is a part of it, and the coin fitted to that
+    # lies off its middle
+    (288, (174.8, 230.9), "coin/6", "unknown"),
+])
+def test_a_coin_is_looked_for_where_the_table_changed_and_no_piece_read_explains_it(
+        library: Library, monkeypatch: pytest.MonkeyPatch, seed: int, where: tuple[float, float], label: str,
+        without: str) -> None:
+    scene = sp.random_piece_scene(seed)
+    piece = _near(scene, where)
+    assert piece.label == label and scene.cloth == "wood"
+    assert _outcome(scene, library, piece).outcome == "right"
+    monkeypatch.setattr(reader, *_NOT_WHERE_CHANGED)
+    assert _outcome(scene, library, piece).outcome == without
 
 
 def test_a_face_the_library_lacks_found_by_how_it_looks_stays_unknown(
