@@ -763,11 +763,8 @@ def _sample_map(to_plane: np.ndarray, to_image: Callable[[np.ndarray], np.ndarra
 
 
 def _apply(h: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """The homography *h* applied to *points* (N x 2), by numpy: a piece's few points are
-    mapped in a quarter of cv2's call's time."""
-    pts = np.asarray(points, np.float64).reshape(-1, 2)
-    m = np.asarray(h, np.float64)
-    return np.asarray((pts @ m[:2, :2].T + m[:2, 2]) / (pts @ m[2, :2] + m[2, 2])[:, None])
+    pts = np.asarray(points, np.float64).reshape(-1, 1, 2)
+    return np.asarray(cv2.perspectiveTransform(pts, np.asarray(h, np.float64)), np.float64).reshape(-1, 2)
 
 
 def frame_points(frame: np.ndarray, uv: np.ndarray) -> np.ndarray:
@@ -776,7 +773,8 @@ def frame_points(frame: np.ndarray, uv: np.ndarray) -> np.ndarray:
 
 
 def frame_point(frame: np.ndarray, u: float, v: float) -> tuple[float, float]:
-    """The plane point at (u, v) of the piece's own unit square (0.5, 0.5: its centre)."""
+    """The plane point at (u, v) of the piece's own unit square (0.5, 0.5: its centre), worked
+    out in plain floats: a few times faster than an array through cv2 for one point."""
     (a, b, c), (d, e, f), (g, h, i) = np.asarray(frame, np.float64).tolist()
     w = g * u + h * v + i
     return (a * u + b * v + c) / w, (d * u + e * v + f) / w
