@@ -970,10 +970,10 @@ def _look_where_changed(scored: list[_Scoring], verdicts: list[_Verdict | None],
     grown = np.split(plane.to_work(np.vstack(outlines)), np.cumsum([len(o) for o in outlines])[:-1]) \
         if outlines else []
     boxes = np.array([[*o.min(axis=0), *o.max(axis=0)] for o in grown]).reshape(-1, 4)
-    k = UNREAD_SHRINK
+    k = UNREAD_SHRINK  # every k-th working pixel from the (k // 2)-th: pixel i is k * i + k // 2
     changed = np.asarray(change.difference[k // 2::k, k // 2::k] >= change.least, np.uint8)
-    for outline in grown:  # the working image's pixel centres -> the shrunk one's
-        px = ((outline + 0.5) / k - 0.5) * 16
+    for outline in grown:
+        px = (outline - k // 2) / k * 16
         cv2.fillPoly(changed, [np.round(px).astype(np.int32)], 0, cv2.LINE_8, shift=4)
     radius = discs[0].size_mm[0] / 2 * plane.work_per_unit  # in working pixels
     r = max(1, round(UNREAD_OPEN * radius / k))
@@ -1002,7 +1002,7 @@ def _look_where_changed(scored: list[_Scoring], verdicts: list[_Verdict | None],
         values[cover > 0] = 0.0
         laid = np.asarray(cv2.filter2D(values, -1, kernel, borderType=cv2.BORDER_CONSTANT))
         inside = np.zeros(values.shape, np.uint8)  # the disc's middle within the patch
-        px = np.round(((patch.reshape(-1, 2) + 0.5) * k - 0.5 - (x0, y0)) * 16).astype(np.int32)
+        px = np.round((patch.reshape(-1, 2) * k + k // 2 - (x0, y0)) * 16).astype(np.int32)
         cv2.fillPoly(inside, [px], 1, cv2.LINE_8, shift=4)
         laid[inside == 0] = -whole
         top = float(laid.max())
