@@ -1833,10 +1833,14 @@ _UNIT_CORNERS = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
 _CENTRE_AND_EAST = np.array([[0.5, 0.5], [0.75, 0.5]])
 
 
-_t = np.linspace(0.0, 2 * math.pi, DISC_OUTLINE_POINTS, endpoint=False)
-_UNIT_OUTLINES = {"disc": np.column_stack([0.5 + 0.5 * np.cos(_t), 0.5 + 0.5 * np.sin(_t)]),
-                  "rect": _UNIT_CORNERS}
-del _t
+def _unit_disc(points: int) -> np.ndarray:
+    """*points* points round the disc in the unit square, evenly spaced (N x 2)."""
+    t = np.linspace(0.0, 2 * math.pi, points, endpoint=False)
+    return np.column_stack([0.5 + 0.5 * np.cos(t), 0.5 + 0.5 * np.sin(t)])
+
+
+_UNIT_OUTLINES = {"disc": _unit_disc(DISC_OUTLINE_POINTS), "rect": _UNIT_CORNERS}
+"""Each shape's outline in the unit square (:func:`_unit_outline`)."""
 
 
 def _unit_outline(kind: PieceKind, frame: np.ndarray) -> np.ndarray:
