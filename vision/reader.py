@@ -493,7 +493,8 @@ pixels) has the disc laid at the middle of the places within UNREAD_PLATEAU of t
 that is UNREAD_PEAK or more of it (change less unchanged table, a share of the disc) and
 UNREAD_CHANGED of it or more changed. A face read there clears its bar by UNREAD_BAR: it was
 laid by where the table changed, not found by how it looks (:data:`SEARCH_BAR`). Over 500
-synthetic scenes 6,871 -> 6,882 of 6,911 right, art seed 1 2,778 -> 2,782 of 2,791: copper coins
+synthetic scenes 6,871 -> 6,884 of 6,911 right (2 of them as the read pieces are taken at their
+own size), art seed 1 2,778 -> 2,782 of 2,791: copper coins
 on wood partly under a card or tile, whose print alone segments, joined to the other piece's
 outline; coins fitted off their middles. None misread, no left-out front taken as known. With
 the search's bar, 3 (1) fewer; the 17 coins then found over both seeds' scenes (with the
@@ -950,20 +951,24 @@ def _look_where_changed(scored: list[_Scoring], verdicts: list[_Verdict | None],
     """Looks for a disc where the table changed but no piece read explains it: a coin of the
     cloth's colour shows the segmentation only its print, and one partly under another piece
     that print joined to that piece's outline, so it is never fitted or fitted off its middle.
-    What changed by more than noise (*change*) off the read pieces (each grown by
-    :data:`UNREAD_GROW_MM`) is opened by a disc of :data:`UNREAD_OPEN` of the smallest disc
-    kind's radius (a read piece's rim and shadow fall away) and cut into patches, at
-    1 / :data:`UNREAD_SHRINK` of the working scale. In each patch of :data:`UNREAD_AREA`
-    that disc's area, the disc is laid where it covers the most change less the unchanged
-    table (the read pieces count neither way); where that is :data:`UNREAD_PEAK` of it or
-    more and :data:`UNREAD_CHANGED` of it changed, each disc kind is compared there
+    What changed by more than noise (*change*) off the read pieces (each at its own size where
+    it was read, grown by :data:`UNREAD_GROW_MM`) is opened by a disc of :data:`UNREAD_OPEN`
+    of the smallest disc kind's radius (a read piece's rim and shadow fall away) and cut into
+    patches, at 1 / :data:`UNREAD_SHRINK` of the working scale. In each patch of
+    :data:`UNREAD_AREA` that disc's area, the disc is laid where it covers the most change
+    less the unchanged table (the read pieces count neither way); where that is
+    :data:`UNREAD_PEAK` of it or more and :data:`UNREAD_CHANGED` of it changed, each disc
+    kind is compared there
     (:func:`_identify`, without the read pieces over it). A face read that clears its bar by
     :data:`UNREAD_BAR` and lies on the *table* joins *scored* and *verdicts* (kept in step),
     and replaces the unknowns whose middles it covers."""
     discs = sorted((kind for kind in refs.kinds if kind.shape == "disc"), key=lambda kind: kind.area_mm2)
     if not discs:
         return
-    taken = [(v.kind, v.frame) for v in verdicts if v is not None and v.is_accepted]
+    # each read piece at its own size where it was read: a heap's piece may be read on a quad
+    # its outline gave, a few mm wider at a corner, over a coin beside it
+    taken = [(v.kind, v.frame if v.kind.shape == "disc" else _own_size_turned(v.kind, v.frame, (0.0,))[0])
+             for v in verdicts if v is not None and v.is_accepted]
     in_plane = [_unit_outline(*fit).astype(np.float32) for fit in taken]  # each worked out once
     outlines = [_grown_outline(kind, frame, UNREAD_GROW_MM) for kind, frame in taken]
     # into the working image at once: through the lens, a call costs more than its points
@@ -1913,9 +1918,10 @@ def _moved(frame: np.ndarray, du: float, dv: float) -> np.ndarray:
     return np.asarray(frame @ np.array([[1.0, 0.0, du], [0.0, 1.0, dv], [0.0, 0.0, 1.0]]), np.float64)
 
 
-def _own_size_turned(kind: PieceKind, frame: np.ndarray) -> list[np.ndarray]:
+def _own_size_turned(kind: PieceKind, frame: np.ndarray,
+                     turns: Sequence[float] = REALIGN_TURNS_DEG) -> list[np.ndarray]:
     """Frames of the rect *kind* at its own size (mm), centred where *frame* is and turned
-    from it by each of :data:`REALIGN_TURNS_DEG`."""
+    from it by each of *turns* (degrees)."""
     centre, east, south = frame_points(frame, np.array([[0.5, 0.5], [1.0, 0.5], [0.5, 1.0]]))
     along = (east - centre) / np.linalg.norm(east - centre)
     # which side of the top edge the frame's y runs to (a frame may be mirrored)
@@ -1923,7 +1929,7 @@ def _own_size_turned(kind: PieceKind, frame: np.ndarray) -> list[np.ndarray]:
     w, h = kind.size_mm
     corners = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
     out = []
-    for turn in REALIGN_TURNS_DEG:
+    for turn in turns:
         c, s = math.cos(math.radians(turn)), math.sin(math.radians(turn))
         x = np.array([c * along[0] - s * along[1], s * along[0] + c * along[1]])
         quad = centre + corners @ np.stack([x, side * np.array([-x[1], x[0]])])

@@ -550,6 +550,18 @@ def test_a_coin_is_looked_for_where_the_table_changed_and_no_piece_read_explains
     assert _outcome(scene, library, piece).outcome == without
 
 
+def test_a_coin_is_looked_for_beside_the_read_pieces_as_they_lie_at_their_own_size(
+        library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a copper coin 6 on wood a fifth under a card, read on the quad its heap's outline gave:
+    # wider at the corner over the coin, it would leave none of the coin's change to look at
+    scene = sp.random_piece_scene(49)
+    piece = _near(scene, (359.3, 316.5))
+    assert piece.label == "coin/6" and piece.overlap > 0.1 and scene.cloth == "wood"
+    assert _outcome(scene, library, piece).outcome == "right"
+    monkeypatch.setattr(reader, "_own_size_turned", lambda kind, frame, turns=(0.0,): [frame for _ in turns])
+    assert _outcome(scene, library, piece).outcome == "missed"
+
+
 def test_a_face_the_library_lacks_found_by_how_it_looks_stays_unknown(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # a healer card the library lacks: the search finds the pit tile in its middle picture,
