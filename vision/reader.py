@@ -967,10 +967,9 @@ def _look_where_changed(scored: list[_Scoring], verdicts: list[_Verdict | None],
         return
     # each read piece at its own size where it was read: a heap's piece may be read on a quad
     # its outline gave, a few mm wider at a corner, over a coin beside it
-    taken = [(v.kind, v.frame if v.kind.shape == "disc" else _own_size_turned(v.kind, v.frame, (0.0,))[0])
-             for v in verdicts if v is not None and v.is_accepted]
-    in_plane = [_unit_outline(*fit).astype(np.float32) for fit in taken]  # each worked out once
-    outlines = [_grown_outline(kind, frame, UNREAD_GROW_MM) for kind, frame in taken]
+    taken = [(v.kind, v.frame) for v in verdicts if v is not None and v.is_accepted]
+    in_plane = [_own_size_outline(kind, frame, 0.0).astype(np.float32) for kind, frame in taken]
+    outlines = [_own_size_outline(kind, frame, UNREAD_GROW_MM) for kind, frame in taken]
     # into the working image at once: through the lens, a call costs more than its points
     grown = np.split(plane.to_work(np.vstack(outlines)), np.cumsum([len(o) for o in outlines])[:-1]) \
         if outlines else []
@@ -1039,18 +1038,25 @@ def _look_where_changed(scored: list[_Scoring], verdicts: list[_Verdict | None],
             verdicts.append(verdict)
             # over the patches still to look at, it is a read piece
             in_plane.append(_unit_outline(*fit).astype(np.float32))
-            grown.append(plane.to_work(_grown_outline(*fit, UNREAD_GROW_MM)))
+            grown.append(plane.to_work(_own_size_outline(*fit, UNREAD_GROW_MM)))
             boxes = np.vstack([boxes, [*grown[-1].min(axis=0), *grown[-1].max(axis=0)]])
             break
 
 
-def _grown_outline(kind: PieceKind, frame: np.ndarray, grow_mm: float) -> np.ndarray:
-    """The outline (in the plane) of *kind*'s piece at *frame*, grown by *grow_mm* each way
-    about its middle."""
-    w, h = kind.size_mm
-    about = np.array([[(w + 2 * grow_mm) / w, 0.0, -grow_mm / w], [0.0, (h + 2 * grow_mm) / h, -grow_mm / h],
-                      [0.0, 0.0, 1.0]])  # the unit square grown about (0.5, 0.5)
-    return _unit_outline(kind, frame @ about)
+def _own_size_outline(kind: PieceKind, frame: np.ndarray, grow_mm: float) -> np.ndarray:
+    """The outline (in the plane, mm) of *kind*'s piece at its own size, grown by *grow_mm*
+    each way, centred where *frame* is: a disc's round its centre, a rect's corners along
+    the frame's top edge (as :func:`_own_size_turned` lays it, unturned)."""
+    centre = np.array(frame_point(frame, 0.5, 0.5))
+    if kind.shape == "disc":
+        return centre + (_UNIT_OUTLINES["disc"] - 0.5) * (kind.size_mm[0] + 2 * grow_mm)
+    east, south = np.array(frame_point(frame, 1.0, 0.5)), np.array(frame_point(frame, 0.5, 1.0))
+    along = (east - centre) / np.linalg.norm(east - centre)
+    # which side of the top edge the frame's y runs to (a frame may be mirrored)
+    side = 1.0 if along[0] * (south - centre)[1] - along[1] * (south - centre)[0] >= 0 else -1.0
+    w, h = kind.size_mm[0] + 2 * grow_mm, kind.size_mm[1] + 2 * grow_mm
+    corners = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
+    return np.asarray(centre + corners @ np.stack([along, side * np.array([-along[1], along[0]])]))
 
 
 class _Change:
@@ -1918,10 +1924,9 @@ def _moved(frame: np.ndarray, du: float, dv: float) -> np.ndarray:
     return np.asarray(frame @ np.array([[1.0, 0.0, du], [0.0, 1.0, dv], [0.0, 0.0, 1.0]]), np.float64)
 
 
-def _own_size_turned(kind: PieceKind, frame: np.ndarray,
-                     turns: Sequence[float] = REALIGN_TURNS_DEG) -> list[np.ndarray]:
+def _own_size_turned(kind: PieceKind, frame: np.ndarray) -> list[np.ndarray]:
     """Frames of the rect *kind* at its own size (mm), centred where *frame* is and turned
-    from it by each of *turns* (degrees)."""
+    from it by each of :data:`REALIGN_TURNS_DEG`."""
     centre, east, south = frame_points(frame, np.array([[0.5, 0.5], [1.0, 0.5], [0.5, 1.0]]))
     along = (east - centre) / np.linalg.norm(east - centre)
     # which side of the top edge the frame's y runs to (a frame may be mirrored)
@@ -1929,7 +1934,7 @@ def _own_size_turned(kind: PieceKind, frame: np.ndarray,
     w, h = kind.size_mm
     corners = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
     out = []
-    for turn in turns:
+    for turn in REALIGN_TURNS_DEG:
         c, s = math.cos(math.radians(turn)), math.sin(math.radians(turn))
         x = np.array([c * along[0] - s * along[1], s * along[0] + c * along[1]])
         quad = centre + corners @ np.stack([x, side * np.array([-x[1], x[0]])])

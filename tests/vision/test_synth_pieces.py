@@ -558,7 +558,7 @@ def test_a_coin_is_looked_for_beside_the_read_pieces_as_they_lie_at_their_own_si
     piece = _near(scene, (359.3, 316.5))
     assert piece.label == "coin/6" and piece.overlap > 0.1 and scene.cloth == "wood"
     assert _outcome(scene, library, piece).outcome == "right"
-    monkeypatch.setattr(reader, "_own_size_turned", lambda kind, frame, turns=(0.0,): [frame for _ in turns])
+    monkeypatch.setattr(reader, "_own_size_outline", lambda kind, frame, grow_mm: reader._unit_outline(kind, frame))
     assert _outcome(scene, library, piece).outcome == "missed"
 
 
