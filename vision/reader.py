@@ -965,8 +965,8 @@ def _look_where_changed(scored: list[_Scoring], verdicts: list[_Verdict | None],
     discs = sorted((kind for kind in refs.kinds if kind.shape == "disc"), key=lambda kind: kind.area_mm2)
     if not discs:
         return
-    # each read piece at its own size where it was read: a heap's piece may be read on a quad
-    # its outline gave, a few mm wider at a corner, over a coin beside it
+    # each read piece at its own size where it was read: a piece may be read right on a quad
+    # that is not its shape, reaching over a coin beside it
     taken = [(v.kind, v.frame) for v in verdicts if v is not None and v.is_accepted]
     in_plane = [_own_size_outline(kind, frame, 0.0).astype(np.float32) for kind, frame in taken]
     outlines = [_own_size_outline(kind, frame, UNREAD_GROW_MM) for kind, frame in taken]

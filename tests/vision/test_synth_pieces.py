@@ -552,8 +552,8 @@ def test_a_coin_is_looked_for_where_the_table_changed_and_no_piece_read_explains
 
 def test_a_coin_is_looked_for_beside_the_read_pieces_as_they_lie_at_their_own_size(
         library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
-    # a copper coin 6 on wood a fifth under a card, read on the quad its heap's outline gave:
-    # wider at the corner over the coin, it would leave none of the coin's change to look at
+    # a copper coin 6 on wood a fifth under a card that is read right, but on a quad that is
+    # not its shape: reaching past the coin's centre, it would leave none of its change
     scene = sp.random_piece_scene(49)
     piece = _near(scene, (359.3, 316.5))
     assert piece.label == "coin/6" and piece.overlap > 0.1 and scene.cloth == "wood"
