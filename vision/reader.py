@@ -485,22 +485,22 @@ UNREAD_PLATEAU = 0.01
 UNREAD_CHANGED = 0.9
 UNREAD_BAR = 0.0
 """A disc is looked for where the table changed but no piece read explains it
-(:func:`_look_where_changed`): the change off the read pieces, each grown by UNREAD_GROW_MM,
-opened by a disc of UNREAD_OPEN of the smallest disc kind's radius and cut into patches at
-1 / UNREAD_SHRINK of the working scale; a patch of UNREAD_AREA of that disc's area (measured
-inside the outline through its rim pixels' middles, so a small one measures less than its
-pixels) has the disc laid at the middle of the places within UNREAD_PLATEAU of the best, where
-that is UNREAD_PEAK or more of it (change less unchanged table, a share of the disc) and
+(:func:`_look_where_changed`): the change off the read pieces, each at its own size grown by
+UNREAD_GROW_MM, opened by a disc of UNREAD_OPEN of the smallest disc kind's radius and cut into
+patches at 1 / UNREAD_SHRINK of the working scale; a patch of UNREAD_AREA of that disc's area
+(measured inside the outline through its rim pixels' middles, so a small one measures less than
+its pixels) has the disc laid at the middle of the places within UNREAD_PLATEAU of the best,
+where that is UNREAD_PEAK or more of it (change less unchanged table, a share of the disc) and
 UNREAD_CHANGED of it or more changed. A face read there clears its bar by UNREAD_BAR: it was
 laid by where the table changed, not found by how it looks (:data:`SEARCH_BAR`). Over 500
-synthetic scenes 6,871 -> 6,884 of 6,911 right (2 of them as the read pieces are taken at their
-own size), art seed 1 2,778 -> 2,782 of 2,791: copper coins
-on wood partly under a card or tile, whose print alone segments, joined to the other piece's
-outline; coins fitted off their middles. None misread, no left-out front taken as known. With
-the search's bar, 3 (1) fewer; the 17 coins then found over both seeds' scenes (with the
-library whole and half its fronts left out) were laid at 0.69-1.0 and had changed all over, in
-patches of 0.43-1.63 of a coin, of 9,825 patches; a patch bound of 5 coins, or 0.5 and 0.8 for
-the laying and the change, read no more."""
+synthetic scenes 6,871 -> 6,884 of 6,911 right (2 of them as the read pieces are taken at
+their own size), art seed 1 2,778 -> 2,782 of 2,791: copper coins on wood partly under a card
+or tile, whose print alone segments, joined to the other piece's outline; coins fitted off
+their middles. None misread, no left-out front taken as known. With the search's bar, 3 (1)
+fewer; the 17 coins then found over both seeds' scenes (with the library whole and half its
+fronts left out) were laid at 0.69-1.0 and had changed all over, in patches of 0.43-1.63 of a
+coin, of 9,825 patches; a patch bound of 5 coins, or 0.5 and 0.8 for the laying and the
+change, read no more."""
 RESCUE_THICK_MIN = 0.6
 """Specks are looked for pieces by how they look (:func:`_rescue`) only when one of them is
 this share of the smallest kind's half short side thick: noise, glare and rings are thin.
