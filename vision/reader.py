@@ -958,10 +958,9 @@ def _look_where_changed(scored: list[_Scoring], verdicts: list[_Verdict | None],
     :data:`UNREAD_AREA` that disc's area, the disc is laid where it covers the most change
     less the unchanged table (the read pieces count neither way); where that is
     :data:`UNREAD_PEAK` of it or more and :data:`UNREAD_CHANGED` of it changed, each disc
-    kind is compared there
-    (:func:`_identify`, without the read pieces over it). A face read that clears its bar by
-    :data:`UNREAD_BAR` and lies on the *table* joins *scored* and *verdicts* (kept in step),
-    and replaces the unknowns whose middles it covers."""
+    kind is compared there (:func:`_identify`, without the read pieces over it). A face read
+    that clears its bar by :data:`UNREAD_BAR` and lies on the *table* joins *scored* and
+    *verdicts* (kept in step), and replaces the unknowns whose middles it covers."""
     discs = sorted((kind for kind in refs.kinds if kind.shape == "disc"), key=lambda kind: kind.area_mm2)
     if not discs:
         return
@@ -1046,17 +1045,11 @@ def _look_where_changed(scored: list[_Scoring], verdicts: list[_Verdict | None],
 def _own_size_outline(kind: PieceKind, frame: np.ndarray, grow_mm: float) -> np.ndarray:
     """The outline (in the plane, mm) of *kind*'s piece at its own size, grown by *grow_mm*
     each way, centred where *frame* is: a disc's round its centre, a rect's corners along
-    the frame's top edge (as :func:`_own_size_turned` lays it, unturned)."""
-    centre = np.array(frame_point(frame, 0.5, 0.5))
+    the frame's top edge (:func:`_own_size_quads`, unturned)."""
     if kind.shape == "disc":
+        centre = np.array(frame_point(frame, 0.5, 0.5))
         return centre + (_UNIT_OUTLINES["disc"] - 0.5) * (kind.size_mm[0] + 2 * grow_mm)
-    east, south = np.array(frame_point(frame, 1.0, 0.5)), np.array(frame_point(frame, 0.5, 1.0))
-    along = (east - centre) / np.linalg.norm(east - centre)
-    # which side of the top edge the frame's y runs to (a frame may be mirrored)
-    side = 1.0 if along[0] * (south - centre)[1] - along[1] * (south - centre)[0] >= 0 else -1.0
-    w, h = kind.size_mm[0] + 2 * grow_mm, kind.size_mm[1] + 2 * grow_mm
-    corners = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
-    return np.asarray(centre + corners @ np.stack([along, side * np.array([-along[1], along[0]])]))
+    return _own_size_quads(kind, frame, grow_mm, (0.0,))[0]
 
 
 class _Change:
@@ -1927,19 +1920,26 @@ def _moved(frame: np.ndarray, du: float, dv: float) -> np.ndarray:
 def _own_size_turned(kind: PieceKind, frame: np.ndarray) -> list[np.ndarray]:
     """Frames of the rect *kind* at its own size (mm), centred where *frame* is and turned
     from it by each of :data:`REALIGN_TURNS_DEG`."""
+    return [np.asarray(cv2.getPerspectiveTransform(_UNIT_CORNERS.astype(np.float32), quad.astype(np.float32)),
+                       np.float64) for quad in _own_size_quads(kind, frame, 0.0, REALIGN_TURNS_DEG)]
+
+
+def _own_size_quads(kind: PieceKind, frame: np.ndarray, grow_mm: float,
+                    turns: Sequence[float]) -> list[np.ndarray]:
+    """The corners (in the plane, mm) of the rect *kind*'s piece at its own size grown by
+    *grow_mm* each way, centred where *frame* is, along its top edge turned by each of *turns*
+    (degrees)."""
     centre, east, south = frame_points(frame, np.array([[0.5, 0.5], [1.0, 0.5], [0.5, 1.0]]))
     along = (east - centre) / np.linalg.norm(east - centre)
     # which side of the top edge the frame's y runs to (a frame may be mirrored)
     side = 1.0 if along[0] * (south - centre)[1] - along[1] * (south - centre)[0] >= 0 else -1.0
-    w, h = kind.size_mm
+    w, h = kind.size_mm[0] + 2 * grow_mm, kind.size_mm[1] + 2 * grow_mm
     corners = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
     out = []
-    for turn in REALIGN_TURNS_DEG:
+    for turn in turns:
         c, s = math.cos(math.radians(turn)), math.sin(math.radians(turn))
         x = np.array([c * along[0] - s * along[1], s * along[0] + c * along[1]])
-        quad = centre + corners @ np.stack([x, side * np.array([-x[1], x[0]])])
-        out.append(np.asarray(cv2.getPerspectiveTransform(_UNIT_CORNERS.astype(np.float32),
-                                                          quad.astype(np.float32)), np.float64))
+        out.append(np.asarray(centre + corners @ np.stack([x, side * np.array([-x[1], x[0]])])))
     return out
 
 
