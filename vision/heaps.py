@@ -94,6 +94,9 @@ taken as known 3 of 1,059 throughout; art seed 1, 100 scenes: 1,345 -> 1,349 of 
 
 
 _SQUARE3 = np.ones((3, 3), np.uint8)
+_COS48 = np.cos(np.linspace(0.0, 2 * math.pi, 48, endpoint=False))
+_SIN48 = np.sin(np.linspace(0.0, 2 * math.pi, 48, endpoint=False))
+"""A disc's outline: 48 points round the unit circle."""
 
 
 class HeapSplit(NamedTuple):
@@ -129,10 +132,8 @@ def divide_heap(outline_mm: np.ndarray, kinds: Sequence[PieceKind]) -> HeapSplit
     corners = _corners(heap.outline) if any(k.shape == "rect" for k in kinds) else []
     for kind in kinds:
         shapes = _rects(corners, kind) if kind.shape == "rect" else _discs(heap, kind)
-        for shape in shapes:
-            laid = heap.lay(shape)
-            if laid is not None:
-                hypotheses.append((laid.support, kind, shape, laid))
+        for shape, laid in heap.lay_all(shapes):
+            hypotheses.append((laid.support, kind, shape, laid))
     hypotheses.sort(key=lambda h: -h[0])
     taken: list[tuple[PieceKind, np.ndarray]] = []
     sure: list[tuple[PieceKind, np.ndarray]] = []
@@ -262,15 +263,29 @@ class _Heap:
         cv2.fillPoly(canvas, [self._px(polygon)], 1)
         return canvas.view(bool)
 
-    def lay(self, shape: np.ndarray, pts: np.ndarray | None = None) -> _Laid | None:
-        """*shape* laid on the heap (its pixels *pts* when worked out already): the share of
-        its perimeter on the heap's outline and its drawing, or None when it is not inside
-        the heap or too little of its perimeter is on the outline (:data:`SUPPORT_MIN`)."""
-        if pts is None:
-            pts = self._px(shape)
+    def lay_all(self, shapes: np.ndarray) -> list[tuple[np.ndarray, _Laid]]:
+        """Each of *shapes* (K x N x 2, table mm) that lies inside the heap, with what
+        :meth:`lay` makes of it."""
+        if len(shapes) == 0:
+            return []
+        pts = np.asarray(np.round((shapes - self.origin) * PX_PER_MM), np.int32)
+        # whether each stays on the canvas, all at once: most rects laid from a corner do not
+        h, w = self.shape
+        low, high = pts.min(axis=1), pts.max(axis=1)
+        fits = (low >= 0).all(axis=1) & (high[:, 0] < w) & (high[:, 1] < h)
+        out = []
+        for k in np.flatnonzero(fits).tolist():
+            laid = self.lay(pts[k].reshape(-1, 1, 2))
+            if laid is not None:
+                out.append((shapes[k], laid))
+        return out
+
+    def lay(self, pts: np.ndarray) -> _Laid | None:
+        """A shape laid on the heap (its points *pts* in the canvas's pixels, N x 1 x 2, all on
+        the canvas): the share of its perimeter on the heap's outline and its drawing, or None
+        when it is not inside the heap or too little of its perimeter is on the outline
+        (:data:`SUPPORT_MIN`)."""
         x0, y0, w, h = cv2.boundingRect(pts)
-        if x0 < 0 or y0 < 0 or x0 + w > self.shape[1] or y0 + h > self.shape[0]:
-            return None
         # drawn in its own box only: a tenth of a large heap's canvas
         box = pts - np.array([x0, y0], np.int32)
         area = np.zeros((h, w), np.uint8)
@@ -339,36 +354,62 @@ def _corners(outline: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarr
         return []
     sides = [i for i in range(n) if lengths[i] >= SIDE_MIN_MM]
     ends = poly[[(i + 1) % n for i in sides]]
-    lines = dict(zip(sides, _side_lines(outline, poly[sides], ends), strict=True))
+    lines = _side_lines(outline, poly[sides], ends)
+    # plain floats for the lines' arithmetic: the same operations as on the 2-vectors,
+    # without numpy's cost for each; the dot products stay numpy's, as numpy sums them
+    flat = dict(zip(sides, ([float(x) for x in (*p, *d)] for p, d in lines), strict=True))
+    dirs = dict(zip(sides, (d for _, d in lines), strict=True))
+    gaps = lengths.tolist()
     out = []
-    for i, j in [(i, sides[(k + step) % len(sides)]) for k, i in enumerate(sides) for step in (1, 2)]:
-        if j == i:
-            continue
-        between = lengths[(i + 1) % n:j].sum() if j > i else lengths[i + 1:].sum() + lengths[:j].sum()
-        if between > CORNER_GAP_MM:
-            continue
-        (p1, d1), (p2, d2) = lines[i], lines[j]
-        denom = _cross(d1, d2)
-        if abs(denom) < 1e-6:
-            continue
-        c = p1 + d1 * (_cross(p2 - p1, d2) / denom)  # where the two sides' lines meet
-        u, v = d2, -d1  # from the corner: along the next side, and back along this one
-        angle = math.degrees(math.acos(max(-1.0, min(1.0, float(u @ v)))))
-        if abs(angle - 90.0) > RIGHT_ANGLE_TOLERANCE_DEG:
-            continue
-        # square the corner up: the two sides' mean direction, at right angles
-        mid = (u + v) / np.linalg.norm(u + v)
-        u2 = _turn(mid, -45.0) if _cross(u, v) > 0 else _turn(mid, 45.0)
-        v2 = _turn(mid, 45.0) if _cross(u, v) > 0 else _turn(mid, -45.0)
-        out.append((c, u2, v2))
+    for k, i in enumerate(sides):
+        for step in (1, 2):
+            j = sides[(k + step) % len(sides)]
+            if j == i:
+                continue
+            between = _total(lengths, gaps, i + 1, j) if j > i \
+                else _total(lengths, gaps, i + 1, n) + _total(lengths, gaps, 0, j)
+            if between > CORNER_GAP_MM:
+                continue
+            (p1x, p1y, d1x, d1y), (p2x, p2y, d2x, d2y) = flat[i], flat[j]
+            denom = d1x * d2y - d1y * d2x
+            if abs(denom) < 1e-6:
+                continue
+            t = ((p2x - p1x) * d2y - (p2y - p1y) * d2x) / denom
+            c = np.array([p1x + d1x * t, p1y + d1y * t])  # where the two sides' lines meet
+            # from the corner: u along the next side (d2), v back along this one (-d1)
+            d1, d2 = dirs[i], dirs[j]
+            angle = math.degrees(math.acos(max(-1.0, min(1.0, -float(d2 @ d1)))))
+            if abs(angle - 90.0) > RIGHT_ANGLE_TOLERANCE_DEG:
+                continue
+            # square the corner up: the two sides' mean direction, at right angles
+            both = d2 - d1
+            mid = both / math.sqrt(float(both.dot(both)))
+            mx, my = float(mid[0]), float(mid[1])
+            left = d2x * -d1y - d2y * -d1x > 0
+            out.append((c, _turn(mx, my, -45.0 if left else 45.0), _turn(mx, my, 45.0 if left else -45.0)))
     return out
 
 
-def _rects(corners: list[tuple[np.ndarray, np.ndarray, np.ndarray]], kind: PieceKind) -> list[np.ndarray]:
-    """Rects of *kind* laid from each of *corners* along its two sides, either way round."""
+def _total(lengths: np.ndarray, gaps: list[float], start: int, stop: int) -> float:
+    """``lengths[start:stop].sum()``; in plain floats when at most two are summed, where
+    numpy's sum is the same."""
+    if stop - start <= 2:
+        return sum(gaps[start:stop], 0.0)
+    return float(lengths[start:stop].sum())
+
+
+def _rects(corners: list[tuple[np.ndarray, np.ndarray, np.ndarray]], kind: PieceKind) -> np.ndarray:
+    """Rects of *kind* laid from each of *corners* along its two sides, either way round
+    (K x 4 x 2)."""
+    if not corners:
+        return np.zeros((0, 4, 2))
     w, h = kind.size_mm
-    return [np.array([c, c + sa * u, c + sa * u + sb * v, c + sb * v])
-            for c, u, v in corners for sa, sb in {(w, h), (h, w)}]
+    ways = list({(w, h), (h, w)})
+    c, u, v = (np.repeat(np.array(part), len(ways), axis=0) for part in zip(*corners, strict=True))
+    sa = np.tile([a for a, _ in ways], len(corners))[:, None]
+    sb = np.tile([b for _, b in ways], len(corners))[:, None]
+    along = c + sa * u
+    return np.stack([c, along, along + sb * v, c + sb * v], axis=1)
 
 
 def _side_lines(outline: np.ndarray, a: np.ndarray, b: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -399,21 +440,17 @@ def _side_lines(outline: np.ndarray, a: np.ndarray, b: np.ndarray) -> list[tuple
     return [(mean[k], fitted[k]) if kept[k] else (a[k], d[k]) for k in range(len(a))]
 
 
-def _cross(a: np.ndarray, b: np.ndarray) -> float:
-    return float(a[0] * b[1] - a[1] * b[0])
-
-
-def _turn(d: np.ndarray, degrees: float) -> np.ndarray:
+def _turn(x: float, y: float, degrees: float) -> np.ndarray:
     t = math.radians(degrees)
-    return np.array([d[0] * math.cos(t) - d[1] * math.sin(t), d[0] * math.sin(t) + d[1] * math.cos(t)])
+    return np.array([x * math.cos(t) - y * math.sin(t), x * math.sin(t) + y * math.cos(t)])
 
 
-def _discs(heap: _Heap, kind: PieceKind) -> list[np.ndarray]:
-    """Discs of *kind* whose centres the heap's outline votes for: their outlines."""
+def _discs(heap: _Heap, kind: PieceKind) -> np.ndarray:
+    """Discs of *kind* whose centres the heap's outline votes for: their outlines (K x 48 x 2)."""
     r = kind.size_mm[0] / 2
     pts = _along(heap.outline, 1.0)
     if len(pts) < 8:
-        return []
+        return np.zeros((0, 48, 2))
     tangent = np.roll(pts, -2, axis=0) - np.roll(pts, 2, axis=0)
     tangent /= np.maximum(np.linalg.norm(tangent, axis=1, keepdims=True), 1e-9)
     normal = np.stack([-tangent[:, 1], tangent[:, 0]], axis=1)
@@ -434,11 +471,15 @@ def _discs(heap: _Heap, kind: PieceKind) -> list[np.ndarray]:
     # a full circle's votes land within ~1.5 mm of its centre; the blur spreads them over
     # about 2 pi (1.5 mm)^2 of cells
     peak_full = 2 * math.pi * r / (2 * math.pi * (1.5 * PX_PER_MM) ** 2)
-    local_max = votes >= np.asarray(cv2.dilate(votes, np.ones((5, 5), np.uint8)), np.float32)
-    ys, xs = np.nonzero(local_max & (votes >= DISC_VOTE_MIN * peak_full))
-    out = []
-    t = np.linspace(0.0, 2 * math.pi, 48, endpoint=False)
-    for x, y in zip(xs, ys, strict=True):
-        cx, cy = heap.origin + np.array([x, y]) / PX_PER_MM
-        out.append(np.stack([cx + r * np.cos(t), cy + r * np.sin(t)], axis=1))
-    return out
+    strong = (votes >= DISC_VOTE_MIN * peak_full).view(np.uint8)
+    x0, y0, bw, bh = cv2.boundingRect(strong)
+    if bw == 0:
+        return np.zeros((0, 48, 2))  # no cell has the votes (a heap of rects)
+    # the local maxima among the cells with the votes, looked for in their box only (and the
+    # two cells around it the 5 x 5 maximum reaches)
+    x0, y0, x1, y1 = max(x0 - 2, 0), max(y0 - 2, 0), min(x0 + bw + 2, w), min(y0 + bh + 2, h)
+    around = votes[y0:y1, x0:x1]
+    local_max = around >= np.asarray(cv2.dilate(around, np.ones((5, 5), np.uint8)), np.float32)
+    ys, xs = np.nonzero(local_max & strong[y0:y1, x0:x1].view(bool))
+    centres = heap.origin + np.stack([xs + x0, ys + y0], axis=1) / PX_PER_MM
+    return np.stack([centres[:, :1] + r * _COS48, centres[:, 1:] + r * _SIN48], axis=2)
