@@ -93,6 +93,7 @@ overlapping 173 -> 181 of 190, face down 58 -> 61 of 61), none misread, left-out
 taken as known 3 of 1,059 throughout; art seed 1, 100 scenes: 1,345 -> 1,349 of 1,386."""
 
 
+_Point = tuple[float, float]
 _SQUARE3 = np.ones((3, 3), np.uint8)
 _COS48 = np.cos(np.linspace(0.0, 2 * math.pi, 48, endpoint=False))
 _SIN48 = np.sin(np.linspace(0.0, 2 * math.pi, 48, endpoint=False))
@@ -148,13 +149,17 @@ def divide_heap(outline_mm: np.ndarray, kinds: Sequence[PieceKind]) -> HeapSplit
             sure.append(taken[-1])
         covered[box] |= laid.drawn
     heap_size = int(np.count_nonzero(heap.mask))
+    if not taken:
+        return HeapSplit(sure, False)
+    if np.count_nonzero(heap.mask & ~covered) <= LEFT_MAX * heap_size:
+        return HeapSplit(taken, True)  # explained even without the margin below (4 in 9 heaps)
     # what the pieces taken explain, to NEAR_EDGE_MM: an outline a pixel wide of the truth
     # all round leaves a rim unexplained that is a tenth of a heap of two coins
     reach = 2 * round(NEAR_EDGE_MM * PX_PER_MM) + 1
     disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (reach, reach))
     explained = cv2.dilate(covered.view(np.uint8), disc)
     left = heap.mask & (explained == 0)
-    if taken and np.count_nonzero(left) > LEFT_MAX * heap_size:
+    if np.count_nonzero(left) > LEFT_MAX * heap_size:
         # what is left may be a piece the others hide from two sides (the middle coin of three
         # in a row): too little of its edge shows to be found by its edge, but its middle does
         peeled = _peel(heap, left, covered, kinds)
@@ -162,7 +167,7 @@ def divide_heap(outline_mm: np.ndarray, kinds: Sequence[PieceKind]) -> HeapSplit
             taken.append(peeled[0])
             explained = cv2.dilate((covered | peeled[1]).view(np.uint8), disc)
             left = heap.mask & (explained == 0)
-    if not taken or np.count_nonzero(left) > LEFT_MAX * heap_size:
+    if np.count_nonzero(left) > LEFT_MAX * heap_size:
         return HeapSplit(sure, False)
     return HeapSplit(taken, True)
 
@@ -320,8 +325,8 @@ class _Laid(NamedTuple):
 def _along(polygon: np.ndarray, step: float) -> np.ndarray:
     """Points every *step* along the closed *polygon*."""
     a = np.asarray(polygon, np.float64)
-    d = np.roll(a, -1, axis=0) - a
-    n = np.maximum(1, (np.linalg.norm(d, axis=1) / step).astype(int))
+    d = np.concatenate((a[1:], a[:1])) - a  # as np.roll and np.linalg.norm, without their overhead
+    n = np.maximum(1, (np.sqrt((d * d).sum(axis=1)) / step).astype(int))
     side = np.repeat(np.arange(len(a)), n)
     t = (np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)) / np.repeat(n, n)
     return np.asarray(a[side] + d[side] * t[:, None], np.float64)
@@ -341,9 +346,9 @@ def _simplified(outline: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return poly, sides, np.linalg.norm(sides, axis=1)
 
 
-def _corners(outline: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+def _corners(outline: np.ndarray) -> list[tuple[_Point, _Point, _Point]]:
     """Each right-angled corner of *outline*: (the corner, the unit directions of its two
-    sides from it, squared up to a right angle).
+    sides from it, squared up to a right angle), in plain floats.
 
     A corner is where two straight sides' lines meet, the next or the one after, with at
     most :data:`CORNER_GAP_MM` of outline between them (a card's rounded corner, a bitten
@@ -375,7 +380,7 @@ def _corners(outline: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarr
             if abs(denom) < 1e-6:
                 continue
             t = ((p2x - p1x) * d2y - (p2y - p1y) * d2x) / denom
-            c = np.array([p1x + d1x * t, p1y + d1y * t])  # where the two sides' lines meet
+            c = (p1x + d1x * t, p1y + d1y * t)  # where the two sides' lines meet
             # from the corner: u along the next side (d2), v back along this one (-d1)
             d1, d2 = dirs[i], dirs[j]
             angle = math.degrees(math.acos(max(-1.0, min(1.0, -float(d2 @ d1)))))
@@ -398,18 +403,16 @@ def _total(lengths: np.ndarray, gaps: list[float], start: int, stop: int) -> flo
     return float(lengths[start:stop].sum())
 
 
-def _rects(corners: list[tuple[np.ndarray, np.ndarray, np.ndarray]], kind: PieceKind) -> np.ndarray:
+def _rects(corners: list[tuple[_Point, _Point, _Point]], kind: PieceKind) -> np.ndarray:
     """Rects of *kind* laid from each of *corners* along its two sides, either way round
     (K x 4 x 2)."""
-    if not corners:
-        return np.zeros((0, 4, 2))
     w, h = kind.size_mm
-    ways = list({(w, h), (h, w)})
-    c, u, v = (np.repeat(np.array(part), len(ways), axis=0) for part in zip(*corners, strict=True))
-    sa = np.tile([a for a, _ in ways], len(corners))[:, None]
-    sb = np.tile([b for _, b in ways], len(corners))[:, None]
-    along = c + sa * u
-    return np.stack([c, along, along + sb * v, c + sb * v], axis=1)
+    rects = []
+    for (cx, cy), (ux, uy), (vx, vy) in corners:
+        for sa, sb in {(w, h), (h, w)}:
+            ax, ay = cx + sa * ux, cy + sa * uy
+            rects.append([cx, cy, ax, ay, ax + sb * vx, ay + sb * vy, cx + sb * vx, cy + sb * vy])
+    return np.array(rects, np.float64).reshape(-1, 4, 2)
 
 
 def _side_lines(outline: np.ndarray, a: np.ndarray, b: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -440,9 +443,9 @@ def _side_lines(outline: np.ndarray, a: np.ndarray, b: np.ndarray) -> list[tuple
     return [(mean[k], fitted[k]) if kept[k] else (a[k], d[k]) for k in range(len(a))]
 
 
-def _turn(x: float, y: float, degrees: float) -> np.ndarray:
+def _turn(x: float, y: float, degrees: float) -> _Point:
     t = math.radians(degrees)
-    return np.array([x * math.cos(t) - y * math.sin(t), x * math.sin(t) + y * math.cos(t)])
+    return x * math.cos(t) - y * math.sin(t), x * math.sin(t) + y * math.cos(t)
 
 
 def _discs(heap: _Heap, kind: PieceKind) -> np.ndarray:
@@ -451,22 +454,20 @@ def _discs(heap: _Heap, kind: PieceKind) -> np.ndarray:
     pts = _along(heap.outline, 1.0)
     if len(pts) < 8:
         return np.zeros((0, 48, 2))
-    tangent = np.roll(pts, -2, axis=0) - np.roll(pts, 2, axis=0)
-    tangent /= np.maximum(np.linalg.norm(tangent, axis=1, keepdims=True), 1e-9)
-    normal = np.stack([-tangent[:, 1], tangent[:, 0]], axis=1)
+    tangent = np.concatenate((pts[2:], pts[:2])) - np.concatenate((pts[-2:], pts[:-2]))
+    tangent /= np.maximum(np.sqrt((tangent * tangent).sum(axis=1, keepdims=True)), 1e-9)
+    normal = tangent[:, ::-1] * np.array([-1.0, 1.0])
     # which side is inside: the one the heap's mask is on
     probe = pts + 1.5 * normal
-    px = np.round((probe - heap.origin) * PX_PER_MM).astype(int)
     h, w = heap.shape
-    px[:, 0] = px[:, 0].clip(0, w - 1)
-    px[:, 1] = px[:, 1].clip(0, h - 1)
+    px = np.round((probe - heap.origin) * PX_PER_MM).astype(int).clip(0, [w - 1, h - 1])
     if np.count_nonzero(heap.mask[px[:, 1], px[:, 0]]) < 0.5 * len(px):
         normal = -normal
     centres = pts + r * normal
-    votes = np.zeros(heap.shape, np.float32)
     cpx = np.round((centres - heap.origin) * PX_PER_MM).astype(int)
     ok = (cpx[:, 0] >= 0) & (cpx[:, 0] < w) & (cpx[:, 1] >= 0) & (cpx[:, 1] < h)
-    votes.ravel()[:] = np.bincount(cpx[ok, 1] * w + cpx[ok, 0], minlength=h * w)  # 10x np.add.at
+    cells = np.bincount(cpx[ok, 1] * w + cpx[ok, 0], minlength=h * w)  # 10x np.add.at
+    votes = cells.astype(np.float32).reshape(h, w)
     votes = np.asarray(cv2.GaussianBlur(votes, (0, 0), 1.5 * PX_PER_MM), np.float32)
     # a full circle's votes land within ~1.5 mm of its centre; the blur spreads them over
     # about 2 pi (1.5 mm)^2 of cells
