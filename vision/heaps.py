@@ -342,8 +342,8 @@ def _simplified(outline: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     each side (to the next corner) and its length."""
     poly = np.asarray(cv2.approxPolyDP(outline.astype(np.float32).reshape(-1, 1, 2), OUTLINE_TOLERANCE_MM,
                                        True), np.float64).reshape(-1, 2)
-    sides = np.roll(poly, -1, axis=0) - poly
-    return poly, sides, np.linalg.norm(sides, axis=1)
+    sides = np.concatenate((poly[1:], poly[:1])) - poly
+    return poly, sides, np.sqrt((sides * sides).sum(axis=1))  # as np.linalg.norm sums them
 
 
 def _corners(outline: np.ndarray) -> list[tuple[_Point, _Point, _Point]]:
@@ -357,14 +357,14 @@ def _corners(outline: np.ndarray) -> list[tuple[_Point, _Point, _Point]]:
     n = len(poly)
     if n < 3:
         return []
-    sides = [i for i in range(n) if lengths[i] >= SIDE_MIN_MM]
+    gaps = lengths.tolist()
+    sides = [i for i in range(n) if gaps[i] >= SIDE_MIN_MM]
     ends = poly[[(i + 1) % n for i in sides]]
     lines = _side_lines(outline, poly[sides], ends)
     # plain floats for the lines' arithmetic: the same operations as on the 2-vectors,
     # without numpy's cost for each; the dot products stay numpy's, as numpy sums them
-    flat = dict(zip(sides, ([float(x) for x in (*p, *d)] for p, d in lines), strict=True))
+    flat = dict(zip(sides, ((*p.tolist(), *d.tolist()) for p, d in lines), strict=True))
     dirs = dict(zip(sides, (d for _, d in lines), strict=True))
-    gaps = lengths.tolist()
     out = []
     for k, i in enumerate(sides):
         for step in (1, 2):
