@@ -238,7 +238,9 @@ def _peel(heap: _Heap, left: np.ndarray, covered: np.ndarray,
 
 
 class _Heap:
-    """The heap drawn in table mm at :data:`PX_PER_MM`, with the distance to its outline."""
+    """The heap drawn in table mm at :data:`PX_PER_MM`: its pixels (*mask*), how thick it is
+    (*thickest_mm*: the largest circle inside it, to its outline), the pixels within
+    :data:`NEAR_EDGE_MM` of its outline (*near*) and the two together (*grown*)."""
 
     def __init__(self, outline: np.ndarray) -> None:
         self.origin = outline.min(axis=0) - 5.0
