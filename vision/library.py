@@ -112,6 +112,9 @@ smaller is print on a piece that fills the image."""
 _UNIT_SQUARE = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]], np.float32)
 _WARP_CHECK = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0],
                         [0.5, 0.0], [1.0, 0.5], [0.5, 1.0], [0.0, 0.5], [0.5, 0.5]], np.float64)
+_WARP_CHECK_MIDDLES = [(0.5, 0.0), (1.0, 0.5), (0.5, 1.0), (0.0, 0.5), (0.5, 0.5)]  # _WARP_CHECK[4:]
+_SPAN_UV = [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0)]
+_FLT_EPSILON = float(np.finfo(np.float32).eps)
 
 
 @dataclass(frozen=True)
@@ -724,15 +727,27 @@ def warp(image: np.ndarray, frame: np.ndarray, size_px: tuple[int, int],
     them (a lens bends smoothly).
     """
     w, h = size_px
-    if to_image is None:
-        corners = _apply(frame, _UNIT_SQUARE.astype(np.float64))
-    else:  # the corners' homography, checked at the edges' middles and the centre
+    if to_image is not None:  # the corners' homography, checked at the edges' middles and the centre
         seen = np.asarray(to_image(_apply(frame, _WARP_CHECK)), np.float64)
-        corners = seen[:4]
-        fitted = np.asarray(cv2.getPerspectiveTransform(_UNIT_SQUARE, corners.astype(np.float32)), np.float64)
-        if float(np.abs(_apply(fitted, _WARP_CHECK[4:]) - seen[4:]).max()) <= WARP_HOMOGRAPHY_PX:
-            return warp(image, fitted, size_px)
-    span_px = max(np.linalg.norm(corners[1] - corners[0]) / w, np.linalg.norm(corners[3] - corners[0]) / h)
+        corners = seen[:4].astype(np.float32)
+        fitted = np.asarray(cv2.getPerspectiveTransform(_UNIT_SQUARE, corners), np.float64)
+        # all within the tolerance (a NaN is not, as it fails the max of the differences)
+        if all(abs(x - sx) <= WARP_HOMOGRAPHY_PX and abs(y - sy) <= WARP_HOMOGRAPHY_PX
+               for (x, y), (sx, sy) in zip(_unit_points(fitted, _WARP_CHECK_MIDDLES), seen[4:].tolist(),
+                                           strict=True)):
+            frame, to_image = fitted, None
+    if to_image is None:
+        (x0, y0), (x1, y1), (x3, y3) = _unit_points(frame, _SPAN_UV)
+    else:
+        (x0, y0), (x1, y1), _, (x3, y3) = seen[:4].tolist()
+    # the longer side's pixels per output pixel, in plain floats; where that lies within
+    # 1e-9 of a whole number, numpy's norm (as the over-sampling's ceiling is worked out
+    # from it) says which side it is on
+    dx1, dy1, dx3, dy3 = x1 - x0, y1 - y0, x3 - x0, y3 - y0
+    span_px = max(math.sqrt(dx1 * dx1 + dy1 * dy1) / w, math.sqrt(dx3 * dx3 + dy3 * dy3) / h)
+    if abs(span_px - round(span_px)) < 1e-9:
+        span_px = float(max(np.linalg.norm(np.array([dx1, dy1])) / w,
+                            np.linalg.norm(np.array([dx3, dy3])) / h))
     over = int(min(4, max(1, math.ceil(span_px))))
     ow, oh = w * over, h * over
     # output pixel (x, y) -> unit square ((x + 0.5) / ow, (y + 0.5) / oh)
@@ -769,6 +784,22 @@ def _sample_map(to_plane: np.ndarray, to_image: Callable[[np.ndarray], np.ndarra
     across = grid[:, kx] * (1 - tx) + grid[:, kx + 1] * tx  # gh x w x 2
     ky, ty = between(h)
     return np.asarray(across[ky] * (1 - ty)[:, None] + across[ky + 1] * ty[:, None], np.float32)
+
+
+def _unit_points(frame: np.ndarray, uv: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
+    """:func:`_apply` to a few points of the unit square whose coordinates are 0, 0.5 or 1,
+    in plain floats (three points: 1.6 against 3.3 us, and no arrays to take apart after):
+    their products are exact, so the sums and the reciprocal are cv2's to the bit."""
+    (a, b, c), (d, e, f), (g, h, i) = np.asarray(frame, np.float64).tolist()
+    out = []
+    for u, v in uv:
+        w = u * g + v * h + i
+        if abs(w) > _FLT_EPSILON:
+            w = 1.0 / w
+            out.append(((u * a + v * b + c) * w, (u * d + v * e + f) * w))
+        else:  # as cv2.perspectiveTransform
+            out.append((0.0, 0.0))
+    return out
 
 
 def _apply(h: np.ndarray, points: np.ndarray) -> np.ndarray:
