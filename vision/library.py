@@ -552,10 +552,14 @@ def empty_difference(image: np.ndarray, empty: np.ndarray) -> np.ndarray:
     # (in place where it can: each frame-sized array made anew costs ~0.2 ms of page faults
     # after a large allocation elsewhere, as the app's camera and screen make)
     blurred = cv2.GaussianBlur(image, (5, 5), 1.0)
-    diff = cv2.absdiff(blurred, cv2.GaussianBlur(empty, (5, 5), 1.0), dst=blurred)
+    spare = np.asarray(cv2.GaussianBlur(empty, (5, 5), 1.0), np.uint8)
+    diff = cv2.absdiff(blurred, spare, dst=blurred)
     # any channel's change counts: their sum, saturated at 255 (cv2.add saturates uint8;
-    # ~15x faster than numpy's sum over the channel axis, 2x than cv2.transform)
-    d8, g, r = cv2.split(np.asarray(diff, np.uint8))
+    # ~15x faster than numpy's sum over the channel axis, 2x than cv2.transform); the green
+    # and red planes are split into the blurred empty frame's memory, no longer needed
+    h, w = diff.shape[:2]
+    planes = [np.empty((h, w), np.uint8), *spare.reshape(-1)[:2 * h * w].reshape(2, h, w)]
+    d8, g, r = cv2.split(np.asarray(diff, np.uint8), planes)  # into *planes* (as given back)
     cv2.add(d8, g, dst=d8)
     cv2.add(d8, r, dst=d8)
     return np.asarray(d8, np.uint8)
