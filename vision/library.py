@@ -503,11 +503,8 @@ def segment(image: np.ndarray, empty: np.ndarray | None = None,
         # as below, the cut sits nearer the unchanged side: where a piece happens to match
         # the cloth under it, the difference is small but the piece's outline must not break
         cut = max(SEGMENT_TOWARDS_TABLE * float(t), EMPTY_DIFF_MIN)
-        mask = _cut_each(d8, cut)
-        # the mean change under the mask: its exact sum over its count, as numpy's mean of
-        # the masked pixels gives it, without gathering them (0.3 -> 0.15 ms a frame)
-        count = cv2.countNonZero(mask)
-        contrast = cv2.sumElems(cv2.bitwise_and(d8, d8, mask=mask))[0] / count if count else 0.0
+        mask, total, count = _cut_each_summed(d8, cut)
+        contrast = total / count if count else 0.0  # the mean change under the mask
     else:
         v = np.asarray(cv2.GaussianBlur(_strongest(image), (0, 0), 1.0), np.uint8)
         t, _ = cv2.threshold(v, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
@@ -570,10 +567,19 @@ def _cut_each(d8: np.ndarray, cut: float) -> np.ndarray:
     that has any grown to where it falls to :data:`OWN_EDGE_SHARE` of its own change (at
     least :data:`EMPTY_DIFF_MIN`, never above *cut*). A blob is what changed by more than
     :data:`EMPTY_DIFF_MIN`, connected; its change is its pixels' :data:`OWN_LEVEL_PERCENTILE`."""
+    return _cut_each_summed(d8, cut)[0]
+
+
+def _cut_each_summed(d8: np.ndarray, cut: float) -> tuple[np.ndarray, float, int]:
+    """:func:`_cut_each`'s mask, the sum of *d8* under it and its count of pixels (both exact:
+    their quotient is numpy's mean of the masked pixels, to the bit). When blobs are grown,
+    they are worked out from the blobs' histograms, which hold every masked pixel: no second
+    pass over the frame (0.02 against 0.26 ms a frame)."""
     # thresholds by cv2: 10x numpy's comparisons
     mask = np.asarray(cv2.threshold(d8, math.floor(cut), 1, cv2.THRESH_BINARY)[1], np.uint8)
     if cut <= EMPTY_DIFF_MIN:
-        return mask
+        count = cv2.countNonZero(mask)
+        return mask, (cv2.sumElems(cv2.bitwise_and(d8, d8, mask=mask))[0] if count else 0.0), count
     changed = np.asarray(cv2.threshold(d8, math.floor(EMPTY_DIFF_MIN), 1, cv2.THRESH_BINARY)[1], np.uint8)
     n, labels = cv2.connectedComponents(changed, connectivity=8)
     # only the changed pixels (a twentieth of a frame or so), by flat index: one histogram per blob
@@ -582,7 +588,8 @@ def _cut_each(d8: np.ndarray, cut: float) -> np.ndarray:
     key = np.asarray(labels, np.int32).ravel()[at]
     key <<= 8
     key |= d8.ravel()[at]
-    cum = np.cumsum(np.bincount(key, minlength=n * 256).reshape(n, 256), axis=1)
+    counts = np.bincount(key, minlength=n * 256).reshape(n, 256)
+    cum = np.cumsum(counts, axis=1)
     level = (cum < cum[:, -1:] * (OWN_LEVEL_PERCENTILE / 100.0)).sum(axis=1)
     cuts = np.clip(OWN_EDGE_SHARE * level, EMPTY_DIFF_MIN, cut)
     # nothing over the frame's cut (an integer change over it is over its floor): not a piece
@@ -591,7 +598,10 @@ def _cut_each(d8: np.ndarray, cut: float) -> np.ndarray:
     # changed pixels instead of four (the whole cut 1.8 -> 1.5 ms a frame)
     kept = seeded[:, None] & (np.arange(256) > cuts[:, None])
     mask.ravel()[at[kept.ravel()[key]]] = 1
-    return mask
+    # every pixel over the frame's cut is in a seeded blob and over its cut: the mask is the
+    # kept bins' pixels, all of them
+    per_level = (counts * kept).sum(axis=0)
+    return mask, float(per_level @ np.arange(256)), int(per_level.sum())
 
 
 def _strongest(image: np.ndarray) -> np.ndarray:
