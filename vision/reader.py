@@ -1160,8 +1160,10 @@ class _Flattened:
             th, tw = turned[0].shape[:2]
             if self.w <= tw or self.h <= th:
                 continue
-            match = np.max([cv2.matchTemplate(self.image, face, cv2.TM_CCOEFF_NORMED) for face in turned],
-                           axis=0)
+            # each face's match, the best kept by cv2 as they come (a stack of them is copied first)
+            match = np.asarray(cv2.matchTemplate(self.image, turned[0], cv2.TM_CCOEFF_NORMED), np.float32)
+            for face in turned[1:]:
+                cv2.max(match, cv2.matchTemplate(self.image, face, cv2.TM_CCOEFF_NORMED), dst=match)
             match[self._unfit(tw, th)] = -1.0
             best_near = cv2.dilate(match, np.ones((5, 5), np.uint8))
             peaks = np.argwhere((match >= SEARCH_MIN) & (match == best_near))
