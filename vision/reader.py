@@ -1314,15 +1314,16 @@ class _Plane:
 
     def flat(self, work: np.ndarray, frame: np.ndarray, size: tuple[int, int]) -> np.ndarray:
         """The piece of *frame* (the unit square -> the plane) warped flat from the working
-        image *work* to *size* ``(w, h)`` (:func:`vision.library.warp`). Not to be written
-        to: a piece warped again (its mean colour without the others, :func:`_seen_body_unhidden`)
-        is the one warped before, kept for the frame's read."""
+        image *work* to *size* ``(w, h)`` (:func:`vision.library.warp`), read-only: a piece
+        warped again (its mean colour without the others, :func:`_seen_body_unhidden`) is the
+        one warped before, kept for the frame's read."""
         key = (id(work), np.asarray(frame, np.float64).tobytes(), size)
         flat = self._flats.get(key)
         if flat is None:
             m = self.work_matrix
             flat = self._flats[key] = (warp(work, frame, size, to_image=self.to_work) if m is None
                                        else warp(work, m @ frame, size))
+            flat.flags.writeable = False  # shared from here on
         return flat
 
     @property
