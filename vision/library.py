@@ -503,7 +503,7 @@ def segment(image: np.ndarray, empty: np.ndarray | None = None,
         # as below, the cut sits nearer the unchanged side: where a piece happens to match
         # the cloth under it, the difference is small but the piece's outline must not break
         cut = max(SEGMENT_TOWARDS_TABLE * float(t), EMPTY_DIFF_MIN)
-        mask, total, count = _cut_each_summed(d8, cut)
+        mask, total, count = _cut_each(d8, cut)
         contrast = total / count if count else 0.0  # the mean change under the mask
     else:
         v = np.asarray(cv2.GaussianBlur(_strongest(image), (0, 0), 1.0), np.uint8)
@@ -562,19 +562,16 @@ def empty_difference(image: np.ndarray, empty: np.ndarray) -> np.ndarray:
     return np.asarray(d8, np.uint8)
 
 
-def _cut_each(d8: np.ndarray, cut: float) -> np.ndarray:
+def _cut_each(d8: np.ndarray, cut: float) -> tuple[np.ndarray, float, int]:
     """The pixels of *d8* (uint8 change from the empty table) over *cut*, with each blob
     that has any grown to where it falls to :data:`OWN_EDGE_SHARE` of its own change (at
     least :data:`EMPTY_DIFF_MIN`, never above *cut*). A blob is what changed by more than
-    :data:`EMPTY_DIFF_MIN`, connected; its change is its pixels' :data:`OWN_LEVEL_PERCENTILE`."""
-    return _cut_each_summed(d8, cut)[0]
+    :data:`EMPTY_DIFF_MIN`, connected; its change is its pixels' :data:`OWN_LEVEL_PERCENTILE`.
 
-
-def _cut_each_summed(d8: np.ndarray, cut: float) -> tuple[np.ndarray, float, int]:
-    """:func:`_cut_each`'s mask, the sum of *d8* under it and its count of pixels (both exact:
-    their quotient is numpy's mean of the masked pixels, to the bit). When blobs are grown,
-    they are worked out from the blobs' histograms, which hold every masked pixel: no second
-    pass over the frame (0.02 against 0.26 ms a frame)."""
+    With that mask, the sum of *d8* under it and its count of pixels (both exact: their
+    quotient is numpy's mean of the masked pixels, to the bit). When blobs are grown, they
+    are worked out from the blobs' histograms, which hold every masked pixel: no second pass
+    over the frame (0.02 against 0.26 ms a frame)."""
     # thresholds by cv2: 10x numpy's comparisons
     mask = np.asarray(cv2.threshold(d8, math.floor(cut), 1, cv2.THRESH_BINARY)[1], np.uint8)
     if cut <= EMPTY_DIFF_MIN:
