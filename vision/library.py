@@ -112,7 +112,7 @@ smaller is print on a piece that fills the image."""
 _UNIT_SQUARE = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]], np.float32)
 _WARP_CHECK = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0],
                         [0.5, 0.0], [1.0, 0.5], [0.5, 1.0], [0.0, 0.5], [0.5, 0.5]], np.float64)
-_WARP_CHECK_MIDDLES = [(0.5, 0.0), (1.0, 0.5), (0.5, 1.0), (0.0, 0.5), (0.5, 0.5)]  # _WARP_CHECK[4:]
+_WARP_CHECK_MIDDLES = [(u, v) for u, v in _WARP_CHECK[4:].tolist()]  # the edges' middles and the centre
 _SPAN_UV = [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0)]
 _FLT_EPSILON = float(np.finfo(np.float32).eps)
 

@@ -1037,7 +1037,7 @@ def _look_where_changed(scored: list[_Scoring], verdicts: list[_Verdict | None],
             _add_parts(scored, [(fit, best)], plane)
             verdicts.append(verdict)
             # over the patches still to look at, it is a read piece
-            in_plane.append(_unit_outline(*fit).astype(np.float32))
+            in_plane.append(_own_size_outline(*fit, 0.0).astype(np.float32))
             grown.append(plane.to_work(_own_size_outline(*fit, UNREAD_GROW_MM)))
             boxes = np.vstack([boxes, [*grown[-1].min(axis=0), *grown[-1].max(axis=0)]])
             break
