@@ -196,6 +196,7 @@ SCHEMA: tuple[Key, ...] = (
     Key("ui", "size", "800x480", window_size, "Window size when not full screen, WIDTHxHEIGHT."),
     Key("ui", "fullscreen", False, boolean, "Fill the screen (kiosk mode sets this itself)."),
     Key("ui", "kiosk", False, boolean, "Kiosk mode: settings sit behind the admin PIN."),
+    Key("ui", "volume", 80, percent, "Loudness of the app's own sounds (warnings, alarm) on the Pi's audio, 0-100 %."),
     Key("ui", "admin_pin_hash", "", pin_hash,
         "The admin PIN's salted scrypt hash (never the PIN): `companion kiosk set-pin` writes it."),
     Key("accessory", "port", "auto", text,

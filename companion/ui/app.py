@@ -25,11 +25,15 @@ from companion.host import HostRequests
 from companion.session import SessionRebuilt
 from companion.ui.games import screen_class
 from companion.ui.history import HistoryScreen
+from companion.ui.home import HomeScreen
 from companion.ui.lang import TR
 from companion.ui.results import LineChart  # noqa: F401 - the history screen's kv names it
-from companion.ui.screens import GameScreen, HomeScreen, SettingsScreen, TimerScreen, TurnScreen
+from companion.ui.screens import GameScreen
 from companion.ui.services import GAMES, Services
+from companion.ui.settings import SettingsScreen
 from companion.ui.theme import THEME, register_font
+from companion.ui.timer import TimerScreen
+from companion.ui.turns import TurnScreen
 from companion.watchdog import Notifier
 from firmware_bridge.accessory import AccessoryBridge, AccessoryStatus
 from firmware_bridge.gpio import ButtonActions, PanelSettings, SandTimerPanel

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from kivy.lang import Builder
 from kivy.properties import ListProperty, StringProperty
 
 from companion.export import FinishedPlay, to_bgstats, to_csv
@@ -94,3 +95,8 @@ def chart_series(plays: list[tuple[int, FinishedPlay]]) -> list[tuple[str, str, 
 
 
 SCREEN = HistoryScreen
+
+
+KV_FILE = Path(__file__).with_suffix(".kv")
+if str(KV_FILE) not in Builder.files:
+    Builder.load_file(str(KV_FILE))

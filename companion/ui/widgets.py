@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from kivy.clock import Clock
 from kivy.core.text import Label as CoreLabel
 from kivy.graphics import Color, Line, Mesh, Rectangle, RoundedRectangle
+from kivy.lang import Builder
 from kivy.properties import BooleanProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
@@ -295,3 +297,8 @@ class SeatFrame(Widget):  # type: ignore[misc]
         self.content.pos = (0, 0)
         self._scatter.rotation = self.angle
         self._scatter.center = self.center
+
+
+KV_FILE = Path(__file__).with_suffix(".kv")
+if str(KV_FILE) not in Builder.files:
+    Builder.load_file(str(KV_FILE))
