@@ -23,7 +23,8 @@ from kivy.uix.widget import Widget
 
 from companion.ui.theme import FONT_NAME, THEME
 
-MIN_FONT_PX = 9
+MIN_FONT_PX = 18
+"""The smallest text a player must read, in pixels (about 3.4 mm on a 7" 800x480 panel)."""
 
 
 class FitLabel(Label):  # type: ignore[misc]
@@ -169,16 +170,31 @@ class HoldButton(TouchButton):
 
 
 class Stepper(BoxLayout):  # type: ignore[misc]
-    """A number set with − and + (no keyboard): ``value`` between ``low`` and ``high``."""
+    """A number set with − and + (no keyboard): ``value`` between ``low`` and ``high``. A tap
+    on the number opens a :class:`~companion.ui.numpad.NumberPad` headed ``title``."""
 
     value = NumericProperty(0)
     low = NumericProperty(0)
     high = NumericProperty(100)
     step = NumericProperty(1)
     unit = StringProperty("")
+    title = StringProperty("")
+    pad: Any = None
+    """The number pad while it is open."""
 
     def bump(self, direction: int) -> None:
         self.value = min(self.high, max(self.low, self.value + direction * self.step))
+
+    def open_pad(self) -> None:
+        from companion.ui.numpad import NumberPad
+
+        def chosen(number: int) -> None:
+            self.value = number
+
+        self.pad = NumberPad(title=self.title, value=self.value, low=self.low, high=self.high, unit=self.unit,
+                             chosen=chosen)
+        self.pad.bind(on_dismiss=lambda *_: setattr(self, "pad", None))
+        self.pad.open()
 
     def label(self, value: float, unit: str) -> str:
         number = f"{value:g}"
