@@ -16,6 +16,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 SIZES = ("800x480", "1280x720", "720x1280")
@@ -23,6 +24,52 @@ LANGS = ("en", "hu", "ru")
 SCREENS = ("home", "timer", "turns", "settings", "history", "game:dragons-gold", "game:dragons-gold#score",
            "game:volatio", "game:gold", "game:gold#scoring", "game:drakon")
 """A screen, or a screen's inner page after '#': its own page switch is called before the shot."""
+STATES: dict[str, str] = {
+    "home-keyboard": "home",
+    "timer-paused": "timer",
+    "timer-big": "timer",
+    "alarm": "timer",
+    "sharing-countdown": "game:dragons-gold",
+    "numpad": "game:dragons-gold#score",
+    "volatio-banner": "game:volatio",
+}
+"""A state a player meets on a screen (a popup open, a timer paused): its screen, which is shown
+first; :func:`enter_state` brings the state about and :func:`leave_state` ends it after the shot."""
+DEFAULT_SCREENS = SCREENS + tuple(STATES)
+
+
+def enter_state(app: Any, shown: Any, state: str) -> None:
+    """Bring *state* about on *shown*, the screen it belongs to."""
+    if state == "home-keyboard":
+        shown.open_keyboard()
+    elif state == "timer-paused":
+        shown.show_state("paused")
+    elif state == "timer-big":
+        shown.open_big()
+    elif state == "alarm":
+        app.show_alarm_for_screenshot()
+    elif state == "sharing-countdown":
+        shown.open_sharing_for_screenshot()
+    elif state == "numpad":
+        from companion.ui.widgets import Stepper
+
+        next(w for w in shown.walk() if isinstance(w, Stepper) and not w.disabled).open_pad()
+    elif state == "volatio-banner":
+        shown.show_banner_for_screenshot()
+
+
+def leave_state(app: Any, shown: Any, state: str) -> None:
+    """Undo what :func:`enter_state` did, so the next shot starts from the sample table."""
+    from kivy.core.window import Window
+    from kivy.uix.modalview import ModalView
+
+    for child in list(Window.children):
+        if isinstance(child, ModalView):
+            child.dismiss(animation=False)
+    if state == "timer-paused":
+        shown.show_state("running")
+    elif state == "alarm":
+        app.stop_alarm()
 
 
 def main() -> int:
@@ -30,7 +77,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
     parser.add_argument("--sizes", default=",".join(SIZES))
     parser.add_argument("--langs", default=",".join(LANGS))
-    parser.add_argument("--screens", default=",".join(SCREENS))
+    parser.add_argument("--screens", default=",".join(DEFAULT_SCREENS))
     parser.add_argument("--report", type=Path, help="write the overflow report here as JSON")
     args = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="companion-shots-"))
@@ -44,6 +91,7 @@ def main() -> int:
     app = build(None, size=first, gpio="mock", lang="en")
     args.out.mkdir(parents=True, exist_ok=True)
     overflows: list[dict[str, str]] = []
+    layout_faults: list[dict[str, str]] = []
 
     from kivy.clock import Clock
     from kivy.core.window import Window
@@ -51,6 +99,7 @@ def main() -> int:
     from companion.session import Player, TableSession
     from companion.ui.lang import TR
     from companion.ui.widgets import FitLabel
+    from tests.ui.layout import faults
 
     sessions: dict[str, TableSession] = {}
     plan = [(size, lang, screen) for size in args.sizes.split(",") for lang in args.langs.split(",")
@@ -116,7 +165,7 @@ def main() -> int:
             Window.size = (w, h)
         if TR.lang != lang:
             app.set_language(lang)
-        name, _, page = screen.partition("#")
+        name, _, page = STATES.get(screen, screen).partition("#")
         game = name.split(":", 1)[1] if name.startswith("game:") else "dragons-gold"
         if app.svc.session is not sessions[game]:
             app.svc.session = sessions[game]
@@ -131,18 +180,31 @@ def main() -> int:
             shown.show_page("play")
         elif name == "game:gold":
             shown.open_sheet()
+        if screen in STATES:
+            enter_state(app, shown, screen)
         Clock.schedule_once(lambda _dt: shoot(i), 0.5)
 
     def shoot(i: int) -> None:
         size, lang, screen = plan[i]
         name = screen.replace(":", "-").replace("#", "-")
-        app.root_widget.export_to_png(str(args.out / f"{name}_{lang}_{size}.png"))
-        for widget in app.root_widget.walk():
+        target = args.out / f"{name}_{lang}_{size}.png"
+        if screen in STATES:  # a popup is drawn over the root: take what the window shows
+            target.unlink(missing_ok=True)
+            taken = Window.screenshot(name=str(args.out / "window.png"))
+            Path(taken).replace(target)
+        else:
+            app.root_widget.export_to_png(str(target))
+        drawn = [w for top in Window.children for w in top.walk()]
+        for widget in drawn:
             if isinstance(widget, FitLabel) and widget.opacity > 0 and widget.get_root_window() is not None \
                     and widget.text and widget.overflows:
                 overflows.append({"screen": screen, "lang": lang, "size": size, "text": widget.text,
                                   "widget": f"{int(widget.width)}x{int(widget.height)}",
                                   "texture": f"{int(widget.texture_size[0])}x{int(widget.texture_size[1])}"})
+        for fault in faults(Window):
+            layout_faults.append({"screen": screen, "lang": lang, "size": size, "fault": fault})
+        if screen in STATES:
+            leave_state(app, app.manager.get_screen(STATES[screen].partition("#")[0]), screen)
         step(i + 1)
 
     Clock.schedule_once(setup, 0.5)
@@ -150,10 +212,14 @@ def main() -> int:
     for o in overflows:
         print(f"overflow: {o['screen']} {o['lang']} {o['size']}: {o['text']!r} needs {o['texture']} in "
               f"{o['widget']}", file=sys.stderr)
+    for f in layout_faults:
+        print(f"layout: {f['screen']} {f['lang']} {f['size']}: {f['fault']}", file=sys.stderr)
     if args.report:
-        args.report.write_text(json.dumps(overflows, ensure_ascii=False, indent=1))
-    print(f"{len(plan)} screenshots in {args.out}, {len(overflows)} overflowing labels", file=sys.stderr)
-    return 1 if overflows else 0
+        found = {"overflows": overflows, "faults": layout_faults}
+        args.report.write_text(json.dumps(found, ensure_ascii=False, indent=1))
+    print(f"{len(plan)} screenshots in {args.out}, {len(overflows)} overflowing labels, "
+          f"{len(layout_faults)} layout faults", file=sys.stderr)
+    return 1 if overflows or layout_faults else 0
 
 
 if __name__ == "__main__":

@@ -17,3 +17,7 @@ def test_ui_numpad_portrait(tmp_path: Path, display: str) -> None:
 
 def test_ui_language_switch_after_popups(tmp_path: Path, display: str) -> None:
     assert drive("popups_then_language", scratch(tmp_path), display) == [{"ok": True}]
+
+
+def test_ui_layout_checker_sees_each_fault(tmp_path: Path, display: str) -> None:
+    assert drive("layout_checker", scratch(tmp_path), display) == [{"ok": True}]

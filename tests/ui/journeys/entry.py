@@ -75,4 +75,51 @@ async def popups_then_language(app: Any) -> None:
     result(ok=True)
 
 
-JOURNEYS = {f.__name__: f for f in (numpad, popups_then_language)}
+async def layout_checker(app: Any) -> None:
+    """The checker the screenshot test relies on sees each fault it is meant to: a small button, a
+    small text, a text over a text, a text over a button not its own; and a clean popup passes."""
+    from kivy.core.window import Window
+    from kivy.uix.floatlayout import FloatLayout
+    from kivy.uix.modalview import ModalView
+
+    from companion.ui.widgets import FitLabel, TouchButton
+
+    view = ModalView(size_hint=(1, 1))
+    board = FloatLayout()
+    view.add_widget(board)
+    view.open(animation=False)
+    await app.wait_clock_frames(3)
+    assert faults(Window) == [], faults(Window)  # an empty popup covers the screen: nothing to find
+
+    def place(widget: Any, x: float, y: float, w: float, h: float) -> Any:
+        widget.size_hint = (None, None)
+        widget.pos, widget.size = (x, y), (w, h)
+        board.add_widget(widget)
+        return widget
+
+    place(TouchButton(text="OK"), 10, 10, 120, 60)
+    place(FitLabel(text="Score", base_font_size=24), 200, 10, 200, 60)
+    await app.wait_clock_frames(3)
+    assert faults(Window) == [], faults(Window)
+    small = place(TouchButton(text="x"), 10, 100, 40, 60)
+    tiny = place(FitLabel(text="tiny", base_font_size=24, font_size=12), 200, 100, 200, 60)
+    await app.wait_clock_frames(3)
+    tiny.font_size = 12  # as a label drawn at 12 px would be
+    seen = faults(Window)
+    assert any("TouchButton('x') is 40x60" in f for f in seen), seen
+    assert any("FitLabel('tiny') is 12 px" in f for f in seen), seen
+    board.remove_widget(small)
+    board.remove_widget(tiny)
+    place(FitLabel(text="Anna", base_font_size=24), 200, 200, 200, 60)
+    place(FitLabel(text="Bence", base_font_size=24), 220, 205, 200, 60)
+    place(FitLabel(text="silver", base_font_size=24), 10, 10, 120, 60)  # over the OK button
+    await app.wait_clock_frames(3)
+    seen = faults(Window)
+    assert any("'Anna'" in f and "overlaps" in f and "'Bence'" in f for f in seen), seen
+    assert any("FitLabel('silver') crosses button TouchButton('OK')" in f for f in seen), seen
+    view.dismiss(animation=False)
+    await app.wait_clock_frames(2)
+    result(ok=True)
+
+
+JOURNEYS = {f.__name__: f for f in (numpad, popups_then_language, layout_checker)}
