@@ -74,8 +74,9 @@ def pin_states(app: Any, number: int) -> list[float]:
 
 
 async def start_game(app: Any, title: str, players: Any) -> Any:
-    """From Home: the players (typed on Kivy's on-screen keyboard at a real table), the game's
-    button, Start. Returns the Home screen."""
+    """From Home: the players (typed on the app's name keyboard at a real table, put straight
+    into the name field here: tests/ui/journeys/home.py types them by taps), the game's button,
+    Start. Returns the Home screen."""
     home = screen(app, "home")
     for name in players:
         home.ids.name_input.text = name

@@ -1,0 +1,41 @@
+"""The Home screen by taps alone, through real touches on Xvfb: names on the app's keyboard, the
+language over a restart, player counts checked at Start, and chips that hold still."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.ui.test_journeys import drive, scratch
+
+
+@pytest.mark.parametrize("size", ["800x480", "1280x720", "720x1280"])
+def test_ui_home_name_typed_on_the_keyboard(tmp_path: Path, display: str, size: str) -> None:
+    assert drive("home_keyboard", scratch(tmp_path), display, size=size) == [{"names": ["Dávid", "Юля"]}]
+
+
+def test_ui_home_language_survives_a_restart(tmp_path: Path, display: str) -> None:
+    env = scratch(tmp_path, "[gpio]\nalarm_s = 0.6\n")
+    [saved] = drive("home_language_saved", env, display)
+    assert 'language = "hu"' in saved["config"] and "alarm_s = 0.6" in saved["config"], saved
+    assert drive("home_language_restored", env, display) == [{"lang": "hu"}]
+
+
+def test_ui_home_language_unsaved_is_reported(tmp_path: Path, display: str) -> None:
+    env = scratch(tmp_path)
+    # The config is written through a temporary file beside it: a folder there makes it fail.
+    (tmp_path / "config" / "table-companion" / "config.toml.tmp").mkdir()
+    assert drive("home_language_unsaved", env, display) == [{"ok": True}]
+
+
+def test_ui_home_start_refuses_a_wrong_player_count(tmp_path: Path, display: str) -> None:
+    [out] = drive("home_player_counts", scratch(tmp_path), display)
+    assert out == {"said": ["Dragon's Gold is for 3 to 6 players (2 at the table)",
+                            "Gold! is for 2 to 3 players (4 at the table)"]}
+
+
+@pytest.mark.parametrize("size", ["800x480", "720x1280"])
+def test_ui_home_chips_hold_still_and_removal_is_undone(tmp_path: Path, display: str, size: str) -> None:
+    [out] = drive("home_stable_chips", scratch(tmp_path), display, size=size)
+    assert out["names"][0] == "Bence" and sorted(out["names"]) == ["Anna", "Bence", "Csilla", "Dávid"]
