@@ -117,6 +117,9 @@ class TableSession:
         self.game = ""
         self.players: tuple[Player, ...] = ()
         self.resume_note: str | None = None
+        self.ran_out: tuple[str, ...] = ()
+        """After :meth:`resume`: the timers that were running when the log ends and had run out
+        by the time it was resumed (while the app was closed), in the board's order."""
         self.score_sheet: dict[str, dict[str, Any]] = {}
         self.score_rules: str | None = None
         self.score_options: dict[str, Any] = {}
@@ -125,6 +128,7 @@ class TableSession:
         self.seats = "side"
         self._log: list[StoredEvent] = []
         self._undone: list[StoredEvent] = []
+        self._ran_out_on_rebuild: tuple[str, ...] = ()
 
     # -- life cycle ----------------------------------------------------------------------------
 
@@ -153,6 +157,7 @@ class TableSession:
         session._undone = []
         crossed = any(e.boot_id != session._boot for e in events)
         session._rebuild("resumed")
+        session.ran_out = session._ran_out_on_rebuild
         if crossed and session.board.names:
             session.resume_note = ("the machine restarted since this session was saved: running timers "
                                    "were recomputed from the wall clock")
@@ -413,7 +418,9 @@ class TableSession:
                     except CompanionError as exc:  # a log from an older version, or hand-edited
                         log.warning("session %d: event %d (%s) skipped on replay: %s", self.id, e.seq,
                                     e.kind, exc)
+            running = [n for n in self.board.names if self.board[n].phase is Phase.RUNNING]
             self.poll()  # what fell due while replaying or while the app was down: not re-announced
+            self._ran_out_on_rebuild = tuple(n for n in running if self.board[n].phase is Phase.EXPIRED)
         finally:
             self._quiet.quiet = False
         self._log, self._undone = done, undone

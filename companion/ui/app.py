@@ -3,10 +3,17 @@
 This module is the app's composition root: the only one in ``companion/ui`` that knows
 about the hardware adapters. The :class:`CompanionApp` only wires; the screens hold no
 logic of their own; the core owns timers, turns and the log.
+
+Besides the screens the app shell owns what spans them: the status strip (the hardware's state,
+and a message that clears itself after :data:`NOTE_S`), the expiry alarm (the window flashes
+red until someone taps anywhere; the tap that stops it presses nothing else; the alarm sound
+repeats for ``gpio.alarm_s`` or until that tap), the app's own sounds (:mod:`.sound`), and
+which screen a resumed session opens on.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,14 +22,16 @@ from kivy.app import App
 from kivy.clock import Clock
 from kivy.core.window import Window
 from kivy.lang import Builder
-from kivy.properties import BooleanProperty, ListProperty, ObjectProperty, StringProperty
+from kivy.properties import ListProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.screenmanager import NoTransition, ScreenManager
 
 from companion.errors import CompanionError
-from companion.events import TimerEvent, TimerExpired, TimerReset, TimerStarted
+from companion.events import TimerCancelled, TimerEvent, TimerExpired, TimerReset, TimerStarted
 from companion.host import HostRequests
 from companion.session import SessionRebuilt
+from companion.timers import MAX_TIMER_S, Phase
+from companion.ui.bars import NavBar, StatusStrip
 from companion.ui.games import screen_class
 from companion.ui.history import HistoryScreen
 from companion.ui.home import HomeScreen
@@ -31,35 +40,30 @@ from companion.ui.results import LineChart  # noqa: F401 - the history screen's 
 from companion.ui.screens import GameScreen
 from companion.ui.services import GAMES, Services
 from companion.ui.settings import SettingsScreen
-from companion.ui.theme import THEME, register_font
-from companion.ui.timer import TimerScreen
+from companion.ui.sound import Sounds
+from companion.ui.theme import THEME, register_font, rgb
+from companion.ui.timer import TimerScreen, timer_label
 from companion.ui.turns import TurnScreen
 from companion.watchdog import Notifier
 from firmware_bridge.accessory import AccessoryBridge, AccessoryStatus
+from firmware_bridge.firmware import accessory_proto
 from firmware_bridge.gpio import ButtonActions, PanelSettings, SandTimerPanel
 
 KV_FILE = Path(__file__).with_name("companion.kv")
-FLASH_S = 3.0
+NOTE_S = 6.0
+"""A message on the status strip clears itself after this many seconds (a new one restarts it)."""
+RESUME_NOTE_S = 20.0
+"""What a resume has to say (a timer ran out meanwhile, a reboot) stays this long."""
+FLASH_HZ = 2.0
+"""The expiry flash: red and dark this many times a second each, until a tap."""
+FLASH_RGBA = rgb("#780000")
+"""The flash's red: deep enough that the red digits of an expired timer and white text stay
+readable on it."""
+NO_FLASH = [0, 0, 0, 0]
 
 
 class Root(BoxLayout):  # type: ignore[misc]
-    flash = ListProperty([0, 0, 0, 0])
-
-
-class StatusStrip(BoxLayout):  # type: ignore[misc]
-    gpio = StringProperty("off")
-    accessory = StringProperty("none")
-    camera = StringProperty("none")
-    note = StringProperty("")
-
-
-class NavBar(BoxLayout):  # type: ignore[misc]
-    current = StringProperty("home")
-    can_undo = BooleanProperty(False)
-    can_redo = BooleanProperty(False)
-    go = ObjectProperty(lambda _name: None)
-    undo = ObjectProperty(lambda: None)
-    redo = ObjectProperty(lambda: None)
+    flash = ListProperty(NO_FLASH)
 
 
 @dataclass
@@ -93,11 +97,19 @@ class CompanionApp(App):  # type: ignore[misc]
     title = "Table companion"
     use_kivy_settings = False
 
-    def __init__(self, services: Services, hardware: Hardware, **kwargs: Any) -> None:
+    def __init__(self, services: Services, hardware: Hardware, *, sounds: Sounds | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.svc = services
         self.hw = hardware
-        self._flash_until = 0.0
+        self.sounds = sounds if sounds is not None else Sounds(lambda: self.svc.config["ui.volume"])
+        self.alarm: str | None = None
+        """The timer whose expiry alarm is on (flashing until a tap), or None."""
+        self._alarm_t0 = 0.0
+        self._alarm_steady = False  # the screenshot's alarm: red throughout, not blinking
+        self._shot_undo = 0  # the screenshot's alarm: commands to take back when it stops
+        self._swallowed: set[Any] = set()  # the touches that stopped an alarm, to their end
+        self._note_until = 0.0
         self._screens: dict[str, Any] = {}
         self._closed = False
         self.notifier = Notifier.from_environment()
@@ -118,7 +130,9 @@ class CompanionApp(App):  # type: ignore[misc]
         THEME.fit_window(*Window.size)
         Window.bind(size=lambda _w, size: THEME.fit_window(*size))
         root = Root()
-        self.strip = StatusStrip(gpio=self.hw.gpio, accessory=self.hw.accessory, camera=self.hw.camera)
+        self.sounds.load()
+        self.strip = StatusStrip(gpio=self.hw.gpio, accessory=self.hw.accessory, camera=self.hw.camera,
+                                 sound=self.sounds.state_word())
         self.manager = ScreenManager(transition=NoTransition())
         notify = self.notify
         home = HomeScreen(name="home", svc=self.svc, notify=notify, choose_language=self.set_language,
@@ -148,8 +162,13 @@ class CompanionApp(App):  # type: ignore[misc]
         root.add_widget(self.nav)
         self.root_widget = root
         self.svc.bus.subscribe(TimerExpired, self._on_expired)
-        self.svc.bus.subscribe(SessionRebuilt, lambda _e: self.refresh())
+        self.svc.bus.subscribe(SessionRebuilt, self._on_rebuilt)
         self.svc.bus.subscribe(TimerEvent, self._on_timer_event)
+        self.sounds.attach(self.svc.bus)
+        # Bound on the window itself, so the tap that stops an alarm reaches no widget (a popup's
+        # included): it stops the alarm and does nothing else.
+        Window.bind(on_touch_down=self._touch_down, on_touch_move=self._touch_rest,
+                    on_touch_up=self._touch_up)
         if self.hw.panel is not None:
             self.hw.panel.attach(self.svc.bus)
         if self.hw.bridge is not None:
@@ -194,19 +213,90 @@ class CompanionApp(App):  # type: ignore[misc]
                 session.board.tick()
             self.nav.can_undo, self.nav.can_redo = session.can_undo, session.can_redo
         self.manager.current_screen.update(now)
-        if self._flash_until:
-            on = now < self._flash_until and int(now * 4) % 2 == 0
-            self.root_widget.flash = THEME.red if on else [0, 0, 0, 0]
-            if now >= self._flash_until:
-                self._flash_until = 0.0
+        if self.alarm is not None:
+            since = now - self._alarm_t0
+            on = self._alarm_steady or int(since * FLASH_HZ * 2) % 2 == 0
+            self.root_widget.flash = FLASH_RGBA if on else NO_FLASH
+            if since >= self.svc.config["gpio.alarm_s"] and self.sounds.is_alarm_playing:
+                self.sounds.stop_alarm()  # the sound stops after alarm_s; the flash waits for a tap
+        if self._note_until and now >= self._note_until:
+            self._note_until = 0.0
+            self.strip.note = ""
+        self.strip.sound = self.sounds.state_word()
 
-    def _on_expired(self, _event: TimerExpired) -> None:
-        self._flash_until = self.svc.clock.now() + FLASH_S
+    # -- the expiry alarm -----------------------------------------------------------------------
+
+    def _on_expired(self, event: TimerExpired) -> None:
+        """A timer ran out: flash and sound until a tap (the sound for ``gpio.alarm_s`` at most)."""
+        if self.alarm is None:
+            self._alarm_t0 = self.svc.clock.now()
+            self.sounds.start_alarm()
+        self.alarm = event.timer
+        self.root_widget.flash = FLASH_RGBA
+        self.notify(TR._("{timer}: time is up. Tap anywhere to stop the alarm.")
+                    .format(timer=timer_label(event.timer)), hold_s=math.inf)
 
     def _on_timer_event(self, event: TimerEvent) -> None:
-        if isinstance(event, (TimerStarted, TimerReset)):
-            self._flash_until = 0.0
-            self.root_widget.flash = [0, 0, 0, 0]
+        if isinstance(event, (TimerStarted, TimerReset, TimerCancelled)):
+            self.stop_alarm(silence=False)  # the GPIO panel and the accessory silence themselves
+
+    def _on_rebuilt(self, _event: SessionRebuilt) -> None:
+        self.stop_alarm(silence=False)  # undo, redo, resume: whatever rang is taken back or old
+        self.refresh()
+
+    def stop_alarm(self, *, silence: bool = True) -> None:
+        """End the alarm: the flash, the app's sound, its message, and (with *silence*) the GPIO
+        buzzer and the accessory's alarm. Nothing happens without an alarm. Main thread."""
+        if self.alarm is None:
+            return
+        self.alarm = None
+        self._alarm_steady = False
+        self.root_widget.flash = NO_FLASH
+        self.sounds.stop_alarm()
+        if self._note_until == math.inf:
+            self.notify("")
+        if silence:
+            if self.hw.panel is not None:
+                self.hw.panel.silence()
+            if self.hw.bridge is not None:
+                self.hw.bridge.command(accessory_proto.SILENCE)
+        undo, self._shot_undo = self._shot_undo, 0
+        for _ in range(undo):
+            self.undo()
+
+    def _touch_down(self, _window: Any, touch: Any) -> bool:
+        if self.alarm is None:
+            return False
+        self._swallowed.add(touch.uid)
+        self.stop_alarm()
+        return True
+
+    def _touch_rest(self, _window: Any, touch: Any) -> bool:
+        return touch.uid in self._swallowed
+
+    def _touch_up(self, _window: Any, touch: Any) -> bool:
+        if touch.uid in self._swallowed:
+            self._swallowed.discard(touch.uid)
+            return True
+        return False
+
+    def show_alarm_for_screenshot(self) -> None:
+        """For the screenshot script, not for journeys: the timer selected on the Timer screen
+        runs out now (its time taken away) and the alarm shows, red throughout; the next
+        :meth:`stop_alarm` also takes those commands back, so the sample table goes on as it was."""
+        session = self.svc.ensure_session()
+        name = self._screens["timer"].selected
+        if name not in session.board:
+            return
+        steps = 0
+        if session.board[name].phase is not Phase.RUNNING:
+            session.toggle(name)  # idle, paused or expired: running again
+            steps += 1
+        session.adjust(name, -MAX_TIMER_S)
+        self._shot_undo = steps + 1
+        self._alarm_steady = True
+        self.root_widget.flash = FLASH_RGBA
+        self.pump(0)  # every widget shows it now, not a frame later
 
     # -- navigation and commands --------------------------------------------------------------
 
@@ -217,10 +307,37 @@ class CompanionApp(App):  # type: ignore[misc]
         self.manager.current = name
 
     def started(self, game: str) -> None:
-        note = self.svc.session.resume_note if self.svc.session is not None else None
-        self.strip.note = TR._(note) if note else ""
+        """A session began or was resumed: the Timer screen when it has a timer going (the one
+        running, else paused, else one that ran out while the app was closed), else the game's
+        screen. What a resume has to say replaces the Home screen's "Session resumed"."""
+        session = self.svc.session
         self.refresh()
-        self.manager.current = "timer" if game == "timer" else f"game:{game}"
+        said = []
+        if session is not None:
+            said = [TR._("{timer} ran out while the app was closed").format(timer=timer_label(name))
+                    for name in session.ran_out]
+            if session.resume_note:
+                said.append(TR._(session.resume_note))
+        if said:
+            self.notify(". ".join(said), hold_s=RESUME_NOTE_S)
+        shown = self._timer_to_show()
+        if shown is not None:
+            self._screens["timer"].select(shown)
+            self.manager.current = "timer"
+        else:
+            self.manager.current = "timer" if game == "timer" else f"game:{game}"
+
+    def _timer_to_show(self) -> str | None:
+        session = self.svc.session
+        if session is None:
+            return None
+        board = session.board
+        for phase in (Phase.RUNNING, Phase.PAUSED):
+            going = [n for n in board.names if board[n].phase is phase]
+            if going:
+                return going[-1]
+        ran_out = [n for n in session.ran_out if n in board]
+        return ran_out[-1] if ran_out else None
 
     def set_language(self, lang: str) -> None:
         TR.switch(lang)
@@ -244,8 +361,11 @@ class CompanionApp(App):  # type: ignore[misc]
         for screen in self._screens.values():
             screen.refresh()
 
-    def notify(self, message: str) -> None:
+    def notify(self, message: str, hold_s: float = NOTE_S) -> None:
+        """Show *message* on the status strip for *hold_s* seconds (``math.inf``: until the next
+        message); an empty one clears the strip. Main thread."""
         self.strip.note = message
+        self._note_until = self.svc.clock.now() + hold_s if message else 0.0
 
     def button_toggle(self) -> None:
         """The physical button: start/pause the timer on screen (or the newest one)."""
@@ -255,9 +375,11 @@ class CompanionApp(App):  # type: ignore[misc]
         self._screens["timer"].reset()
 
     def button_silenced(self) -> None:
-        """The accessory's button silenced its own alarm: silence the GPIO buzzer too."""
+        """A button (the accessory's or the GPIO panel's) silenced its alarm: silence the rest
+        too, and stop the flash."""
         if self.hw.panel is not None:
             self.hw.panel.silence()
+        self.stop_alarm()
 
     def accessory_changed(self, status: AccessoryStatus) -> None:
         """The accessory link changed (posted to the main thread by the bridge)."""
@@ -306,4 +428,5 @@ def make_panel(services: Services, setup: Any, app: list[CompanionApp]) -> SandT
     """The GPIO panel; its button acts on the app (in *app*, filled once the app exists)."""
     return SandTimerPanel(PanelSettings.from_config(services.config), setup, kivy_post,
                           ButtonActions(toggle=lambda: app[0].button_toggle(),
-                                        reset=lambda: app[0].button_reset()))
+                                        reset=lambda: app[0].button_reset(),
+                                        silenced=lambda: app[0].button_silenced()))

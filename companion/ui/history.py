@@ -1,7 +1,9 @@
 """Past plays: the list, a score-over-time chart per player, and the exports (BG Stats, CSV).
 
 Reads the finished plays from the session store through :mod:`companion.history`; writes the
-exports into the data folder's ``exports/`` and says where.
+exports into the data folder's ``exports/`` and says where in a popup (:class:`ExportPopup`):
+the file's path in lines that fit, and for BG Stats the import link as a QR code that a phone
+with the BG Stats app scans to add the play (:class:`QRCode`, drawn from ``segno``'s matrix).
 """
 
 from __future__ import annotations
@@ -10,16 +12,26 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import segno
+from kivy.graphics import Color, Rectangle
+from kivy.graphics.texture import Texture
 from kivy.lang import Builder
-from kivy.properties import ListProperty, StringProperty
+from kivy.properties import ListProperty, NumericProperty, StringProperty
+from kivy.uix.popup import Popup
+from kivy.uix.widget import Widget
 
-from companion.export import FinishedPlay, to_bgstats, to_csv
+from companion.export import FinishedPlay, to_bgstats, to_bgstats_link, to_csv
 from companion.history import GAME_NAMES, finished_plays
 from companion.ui.lang import TR
 from companion.ui.screens import BaseScreen
+from companion.ui.theme import PLAYER_RGB, THEME, rgb
 from companion.ui.widgets import FitLabel, TouchButton
 
 MAX_LINES = 8  # the players charted: the most frequent ones
+QUIET_MODULES = 4
+"""The blank border round a QR code, in modules: the four the QR standard asks for."""
+PATH_LINE_CHARS = 30
+"""A path is broken after a ``/`` into lines of at most about this many characters."""
 
 
 class HistoryScreen(BaseScreen):
@@ -43,7 +55,7 @@ class HistoryScreen(BaseScreen):
         filters.clear_widgets()
         for key in ("", "dragons-gold", "volatio", "gold", "drakon"):
             title = TR._(GAME_NAMES[key]) if key else TR._("All games")
-            b = TouchButton(text=title, selected=key == self.game)
+            b = TouchButton(text=title, selected=key == self.game, size_hint_x=max(6, len(title)) + 2)
             b.bind(on_release=lambda _b, k=key: self.choose(k))
             filters.add_widget(b)
         plays = self.plays()
@@ -58,6 +70,12 @@ class HistoryScreen(BaseScreen):
         if not plays:
             rows.add_widget(FitLabel(text=TR._("No finished game yet"), color=[0.7, 0.7, 0.7, 1]))
         self.series = chart_series(plays)
+        legend = self.ids.legend
+        legend.clear_widgets()
+        for name, colour, _pts in self.series:  # which line is whose, in the line's colour
+            label = FitLabel(text=f"■ {name}", base_font_size=THEME.u * 0.4)
+            label.color = rgb(PLAYER_RGB.get(colour, "#ffd21f"))  # after the kv rule's white
+            legend.add_widget(label)
 
     def export(self, kind: str) -> None:
         plays = self.plays()
@@ -67,13 +85,132 @@ class HistoryScreen(BaseScreen):
         folder = Path(self.svc.config.database_path).parent / "exports"
         folder.mkdir(parents=True, exist_ok=True)
         sid, last = plays[-1]
+        link = ""
         if kind == "csv":
             path = folder / "plays.csv"
             path.write_text(to_csv([p for _s, p in plays]), encoding="utf-8")
         else:
             path = folder / f"play-{sid}.bgstats.json"
             path.write_text(to_bgstats(last), encoding="utf-8")
-        self.notify(TR._("Exported to") + f" {path}")
+            link = to_bgstats_link(last)
+        self.popup = ExportPopup(path_text=path_lines(path), link=link)
+        self.popup.bind(on_dismiss=lambda *_: setattr(self, "popup", None))
+        self.popup.open()
+
+    popup: ExportPopup | None = None
+    """The export popup while it is open."""
+
+    def open_export_for_screenshot(self) -> ExportPopup | None:
+        """For the screenshot script, not for journeys: export for BG Stats (the popup with the
+        QR code opens); None when there is no finished play."""
+        self.export("bgstats")
+        return self.popup
+
+
+def path_lines(path: Path, width: int = PATH_LINE_CHARS) -> str:
+    """*path* for reading at the table: the home folder as ``~``, broken after a ``/`` into
+    lines of about *width* characters (a path has no spaces to wrap at)."""
+    text = str(path)
+    home = str(Path.home())
+    if home not in ("", "/") and text.startswith(home + "/"):
+        text = "~" + text[len(home):]
+    parts = text.split("/")
+    pieces = [part + "/" for part in parts[:-1]] + [parts[-1]]  # each keeps its slash
+    lines: list[str] = []
+    line = ""
+    for piece in pieces:
+        if line and len(line) + len(piece) > width:
+            lines.append(line)
+            line = piece
+        else:
+            line += piece
+    lines.append(line)
+    return "\n".join(lines)
+
+
+class QRCode(Widget):  # type: ignore[misc]
+    """*data* as a QR code (error correction L, the smallest symbol), black on white with the
+    quiet zone, drawn at a whole number of pixels a module so every module stays sharp."""
+
+    data = StringProperty("")
+    modules = NumericProperty(0)
+    """The symbol's side in modules, the quiet zone included (0 with no data)."""
+    module_px = NumericProperty(0)
+    """Pixels a module as drawn now."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.matrix: list[list[int]] = []
+        """The symbol, quiet zone included: rows from the top, 1 for a dark module."""
+        with self.canvas:
+            self._colour = Color(1, 1, 1, 1)
+            self._rect = Rectangle()
+        self._texture: Texture | None = None
+        for prop in ("pos", "size"):
+            self.fbind(prop, self._place)
+        self.fbind("data", self._make)
+        self._make()
+
+    def _make(self, *_: Any) -> None:
+        if not self.data:
+            self.matrix, self.modules, self._texture = [], 0, None
+            self._rect.texture = None
+            self._place()
+            return
+        symbol = segno.make(self.data, error="l", micro=False, boost_error=False)
+        self.matrix = [[1 if dark else 0 for dark in row]
+                       for row in symbol.matrix_iter(scale=1, border=QUIET_MODULES)]
+        n = len(self.matrix)
+        pixels = bytearray()
+        for row in reversed(self.matrix):  # a texture's first row is its bottom
+            for dark in row:
+                pixels += b"\x00\x00\x00" if dark else b"\xff\xff\xff"
+        texture = Texture.create(size=(n, n), colorfmt="rgb")
+        texture.blit_buffer(bytes(pixels), colorfmt="rgb", bufferfmt="ubyte")
+        texture.mag_filter = "nearest"
+        texture.min_filter = "nearest"
+        self._texture, self.modules = texture, n
+        self._rect.texture = texture
+        self._place()
+
+    def _place(self, *_: Any) -> None:
+        n = self.modules
+        if not n:
+            self._rect.size, self.module_px = (0, 0), 0
+            return
+        self.module_px = max(1, int(min(self.width, self.height) // n))
+        side = self.module_px * n
+        self._rect.size = (side, side)
+        # From x and width, not center_x: the alias may not have caught up when size changes.
+        self._rect.pos = (round(self.x + (self.width - side) / 2), round(self.y + (self.height - side) / 2))
+
+
+class ExportPopup(Popup):  # type: ignore[misc]
+    """Where an export went (``path_text``), and for BG Stats its import link as a QR code."""
+
+    path_text = StringProperty("")
+    link = StringProperty("")
+
+    def __init__(self, **kwargs: Any) -> None:
+        from kivy.core.window import Window
+
+        super().__init__(**kwargs)
+        body = self.ids.body
+        self.title = TR._("Exported for BG Stats") if self.link else TR._("Exported")
+        if not self.link:  # a CSV: the text alone, in a smaller popup
+            body.remove_widget(self.ids.qr)
+            self.ids.text.remove_widget(self.ids.scan)
+            self.size_hint = (0.8, 0.7)
+        # Landscape: the code left of the text; portrait: above it. Square either way.
+        qr = self.ids.qr
+        if Window.width >= Window.height:
+            body.orientation = "horizontal"
+            qr.size_hint_x = None
+            qr.bind(height=qr.setter("width"))
+        else:
+            body.orientation = "vertical"
+            qr.size_hint_y = None
+            qr.bind(width=qr.setter("height"))
 
 
 def chart_series(plays: list[tuple[int, FinishedPlay]]) -> list[tuple[str, str, list[tuple[int, float]]]]:

@@ -17,6 +17,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 os.environ.update(KIVY_NO_ARGS="1", KIVY_NO_FILELOG="1", KIVY_LOG_MODE="PYTHON", KIVY_CLIPBOARD="sdl2")
+# The app's sounds play through SDL2's mixer; the dummy driver plays them to nowhere, in real time.
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+os.environ.setdefault("KIVY_AUDIO", "sdl2")
 
 from companion.ui.launch import build, configure_kivy  # noqa: E402 - after the path
 
