@@ -5,8 +5,8 @@ A game's screen has a Photo button (when a piece reader is set up: ``Services.re
 :class:`PhotoTaker` runs the reader on a worker thread (a frame and its reading take a
 moment) and opens a :class:`PhotoPopup` with what came back. The popup shows the photo, each
 piece outlined in the colour of its call (read, set by a player, needing a tap, not for this
-game, left out) and labelled with its number and value, and the same pieces as a list beside
-it. A tap on a piece, in the photo or in the list, opens a :class:`PiecePicker`: the game's
+game, left out) and labelled with its number, and the same pieces, numbered, with their values
+as a list beside it. A tap on a piece, in the photo or in the list, opens a :class:`PiecePicker`: the game's
 values, and "Not a piece". "Use these" hands the counted values to the screen, which puts them
 on the sheet through the checks its own buttons use, or returns the refusal to show; "Cancel"
 changes nothing. What counts is :class:`companion.games.table_photo.PhotoTally`'s; this module
@@ -38,7 +38,7 @@ from companion.errors import CompanionError, InvalidInput
 from companion.games.table_photo import Call, PhotoPiece, PhotoTally, PieceCall, PieceRules, piece_at
 from companion.ui.lang import TR
 from companion.ui.theme import FONT_NAME, THEME
-from companion.ui.widgets import TouchButton
+from companion.ui.widgets import MIN_FONT_PX, TouchButton
 
 log = logging.getLogger(__name__)
 
@@ -99,11 +99,12 @@ def call_text(call: PieceCall, game: PhotoGame) -> str:
     return TR._("{kind}: not for this game").format(kind=piece.kind or "?")
 
 
-def photo_label(number: int, call: PieceCall, game: PhotoGame) -> str:
-    """The short label drawn on a piece in the photo: its number and value, ``?`` while open,
-    ``×`` when left out."""
+def photo_label(number: int, call: PieceCall) -> str:
+    """The short label drawn on a piece in the photo: its number (the list beside the photo has
+    the same number and the value), ``?`` after it while open, ``×`` when left out. Only the
+    number: at a readable size, "6 blue donkey" spreads over the neighbouring pieces' labels."""
     if call.value is not None:
-        return f"{number} {game.value_name(call.value)}"
+        return str(number)
     return f"{number} ×" if call.call is Call.DROPPED else f"{number} ?"
 
 
@@ -146,7 +147,7 @@ class PhotoView(Widget):  # type: ignore[misc]
         self._redraw()
 
     def _render(self, text: str) -> Any:
-        label = CoreLabel(text=text, font_name=FONT_NAME, font_size=max(12, int(THEME.u * 0.3)))
+        label = CoreLabel(text=text, font_name=FONT_NAME, font_size=max(MIN_FONT_PX, int(THEME.u * 0.38)))
         label.refresh()
         return label.texture
 
@@ -326,7 +327,7 @@ class PhotoPopup(Popup):  # type: ignore[misc]
             row.text = f"{i + 1} · {call_text(call, self.game)}"
             row.fill = [c * ROW_DIM for c in colours[i][:3]] + [1.0]
         self.ids.photo.show(self._texture, self._frame, self.tally.pieces, colours,
-                            [photo_label(i + 1, c, self.game) for i, c in enumerate(calls)])
+                            [photo_label(i + 1, c) for i, c in enumerate(calls)])
         values = self.tally.values
         self.summary = self.game.describe(values) if values else TR._("Nothing counted")
         waiting = len(self.tally.open)

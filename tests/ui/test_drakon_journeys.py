@@ -18,3 +18,11 @@ def test_ui_drakon_secret_values_never_on_the_shared_screen(tmp_path: Path, disp
 def test_ui_drakon_team_game_entered_at_the_reveal_portrait(tmp_path: Path, display: str) -> None:
     [out] = drive("drakon_team_reveal", scratch(tmp_path), display, size="720x1280")
     assert out == {"team_totals": {"A": 19, "B": 8}, "leaders": ["A"]}
+
+
+@pytest.mark.parametrize("size", ["800x480", "720x1280"])
+def test_ui_drakon_photo_popup_and_coin_picker_fit(tmp_path: Path, display: str, size: str) -> None:
+    from tests.ui.test_photo_journeys import camera_env
+
+    [out] = drive("drakon_photo_layout", camera_env(tmp_path, "coins"), display, size=size)
+    assert out == {"values": ["1", "2", "3"], "columns": 3}

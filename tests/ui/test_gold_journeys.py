@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.ui.test_journeys import drive, scratch
+from tests.ui.test_photo_journeys import camera_env
 
 EXAMPLE_3 = {"scores": {"A": 45, "B": 45, "C": 41}, "pile_sizes": {"A": 8, "B": 9, "C": 11}, "winners": ["B"]}
 EXAMPLE_4 = {"scores": {"X": 51, "Y": 51}, "pile_sizes": {"X": 11, "Y": 11}, "winners": ["X", "Y"]}
@@ -20,3 +23,14 @@ def test_ui_gold_two_players_full_tie_portrait(tmp_path: Path, display: str) -> 
 
 def test_ui_gold_two_players_full_tie_wide(tmp_path: Path, display: str) -> None:
     assert drive("gold_two_players", scratch(tmp_path), display, size="1280x720") == [EXAMPLE_4]
+
+
+def test_ui_gold_odd_sheet_warns_and_fits_on_the_small_panel(tmp_path: Path, display: str) -> None:
+    [out] = drive("gold_odd_sheet", scratch(tmp_path), display)
+    assert out == {"summary": "X 5 ★   Y 4"}
+
+
+@pytest.mark.parametrize("size", ["800x480", "720x1280"])
+def test_ui_gold_photo_popup_and_card_picker_fit(tmp_path: Path, display: str, size: str) -> None:
+    [out] = drive("gold_photo_layout", camera_env(tmp_path, "cards"), display, size=size)
+    assert out == {"values": 42, "columns": 7}

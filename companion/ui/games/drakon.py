@@ -59,6 +59,19 @@ def goal_text(variant: str) -> str:
     return TR._("Goal: the first to {gold} gold wins at once").format(gold=drakon.STANDARD_GOAL_GOLD)
 
 
+NBSP = "\u00a0"
+
+
+def unbroken(text: str) -> str:
+    """*text* with no-break spaces: a line may wrap before "Team B 8" or after it, never inside."""
+    return text.replace(" ", NBSP)
+
+
+def coin_unit(count: float) -> str:
+    """What follows a coin count on a stepper: ``coin`` for one, ``coins`` for any other count."""
+    return TR._("coin") if count == 1 else TR._("coins")
+
+
 def coins_summary(values: tuple[str, ...]) -> str:
     """A photo's coins in a line: ``3 · 2 · 1 = 6 gold``."""
     coins = table_photo.coin_worths(values)
@@ -164,8 +177,11 @@ class SecretCoins(ModalView):  # type: ignore[misc]
     def _show(self) -> None:
         self.message = ""
         self.coins_text = drakon_sheet.to_coins_text(self.draft) or TR._("No coins yet")
-        self.total_text = TR._("{gold} gold in {coins} coins").format(gold=sum(self.draft),
-                                                                       coins=len(self.draft))
+        if len(self.draft) == 1:
+            self.total_text = TR._("{gold} gold in one coin").format(gold=sum(self.draft))
+        else:
+            self.total_text = TR._("{gold} gold in {coins} coins").format(gold=sum(self.draft),
+                                                                           coins=len(self.draft))
         self.count_text = TR._("Coins on the table: {coins}").format(coins=self.table_count(self.player))
 
     def _forget(self) -> None:
@@ -224,7 +240,7 @@ class DrakonScreen(BaseScreen):
 
     def _side(self, side: str) -> str:
         """A side of the outcome as shown: a player's name, or "Team A" in the team variant."""
-        return TR._("Team {name}").format(name=side) if self.variant == "team" else side
+        return unbroken(TR._("Team {name}").format(name=side)) if self.variant == "team" else side
 
     # -- drawing -------------------------------------------------------------------------------
 
@@ -264,8 +280,12 @@ class DrakonScreen(BaseScreen):
             card.ids.stepper.value = state.counts.get(name, 0)
         finally:
             self._loading = False
-        card.ids.stepper.unit = TR._("coins")  # here, not in kv: cards are rebuilt, kv's tr._ bindings stay
-        card.ids.stepper.bind(value=lambda _s, v, n=name: self.count_changed(n, int(v)))
+        # Texts here, not in kv: cards are rebuilt, and kv's tr._ bindings would stay behind.
+        stepper = card.ids.stepper
+        stepper.unit = coin_unit(stepper.value)
+        stepper.title = TR._("{player}: number of coins").format(player=name)
+        stepper.bind(value=lambda s, v: setattr(s, "unit", coin_unit(v)))
+        stepper.bind(value=lambda _s, v, n=name: self.count_changed(n, int(v)))
         extras = card.ids.extras
         if name in state.heroes:
             counter = state.heroes[name]
@@ -355,9 +375,10 @@ class DrakonScreen(BaseScreen):
                 lines.append(TR._("Goal reached: {sides}. Hold to reveal.").format(sides=reached))
             self.summary = "\n".join(lines)
             return
-        totals = " · ".join(f"{name} {gold}" for name, gold in out["totals"].items())
+        totals = " · ".join(unbroken(f"{name} {gold}") for name, gold in out["totals"].items())
         if out.get("team_totals") is not None:
-            totals += "   " + " · ".join(f"{self._side(t)} {gold}" for t, gold in out["team_totals"].items())
+            teams = out["team_totals"].items()
+            totals += "   " + " · ".join(unbroken(f"{self._side(t)} {gold}") for t, gold in teams)
         if reached:
             goal = TR._("Goal reached: {sides}").format(sides=reached)
         else:

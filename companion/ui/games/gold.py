@@ -17,37 +17,34 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from kivy.core.text import Label as CoreLabel
 from kivy.properties import BooleanProperty, ListProperty, NumericProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.gridlayout import GridLayout
 
 from companion.errors import CompanionError
 from companion.games import gold, gold_sheet, table_photo
 from companion.games.gold import COLOURS, Card, Colour
-from companion.games.gold_sheet import (
-    DISPLAY,
-    SCORED,
-    AllCardsEntered,
-    ColourStep,
-    NoCopyLeft,
-    ScoringWalk,
-    SheetRefusal,
-    StepOutcome,
-    TieBreakKind,
-)
+from companion.games.gold_sheet import DISPLAY, SCORED, ColourStep, ScoringWalk
 from companion.session import TableSession
+from companion.ui.games.gold_text import (
+    card_name,
+    cards_summary,
+    cards_text,
+    colour_name,
+    place_name,
+    refusal_text,
+    tie_break_text,
+    value_name,
+    verdict_text,
+    warnings_text,
+)
 from companion.ui.lang import TR
 from companion.ui.photo import PhotoGame, PhotoTaker
 from companion.ui.results import ResultsPopup
 from companion.ui.screens import BaseScreen
-from companion.ui.theme import PLAYER_RGB, THEME, rgb
-from companion.ui.widgets import TouchButton
-
-
-def N_(text: str) -> str:  # noqa: N802 - gettext's "mark for the catalogue, translate later"
-    return text
-
-
-MARKED = (N_("pink"), N_("donkey"))   # texts translated from data (the colours' other names are shared)
+from companion.ui.theme import FONT_NAME, PLAYER_RGB, THEME, rgb
+from companion.ui.widgets import MIN_FONT_PX, TouchButton
 
 CARD_RGB: dict[Colour, str] = {
     Colour.GREEN: "#43a047", Colour.BLUE: "#1e88e5", Colour.PURPLE: "#8e24aa",
@@ -66,81 +63,27 @@ def dimmed(colour: list[float], k: float = DIM) -> list[float]:
     return [c * k for c in colour[:3]] + [1.0]
 
 
-def colour_name(colour: Colour) -> str:
-    return TR._(str(colour))
+def word_room_px(text: str, padding_x: float) -> float:
+    """How wide a button must be to show *text*'s widest word at the smallest font (wrapping
+    never splits a word), with its padding on both sides and a pixel to spare."""
+    measure = CoreLabel(font_name=FONT_NAME, font_size=MIN_FONT_PX)
+    widest = max((measure.get_extents(word)[0] for word in text.split()), default=0)
+    return float(widest) + 2 * padding_x + 2
 
 
-def value_name(card: Card) -> str:
-    return TR._("donkey") if card.gold is None else str(card.gold)
-
-
-def card_name(card: Card) -> str:
-    return f"{colour_name(card.colour)} {value_name(card)}"
-
-
-def place_name(player: str, field: str) -> str:
-    if field == SCORED:
-        return TR._("{player}'s scoring pile").format(player=player)
-    return TR._("{player}'s display").format(player=player)
-
-
-def names(players: Any) -> str:
-    return ", ".join(players)
-
-
-def refusal_text(refusal: SheetRefusal) -> str:
-    if isinstance(refusal, NoCopyLeft):
-        return TR._("No {card} left: a {count}-player game has {copies}, all entered ({where}).").format(
-            card=card_name(refusal.card), count=refusal.player_count, copies=refusal.copies,
-            where="; ".join(place_name(p, f) for p, f in refusal.entered))
-    assert isinstance(refusal, AllCardsEntered)
-    return TR._("All {limit} cards in play are entered: a {count}-player game has no more.").format(
-        limit=refusal.limit, count=refusal.player_count)
-
-
-def verdict_text(step: ColourStep) -> str:
-    """What happened to one colour, in a sentence (rule book, SZÍN PONTOZÁSA)."""
-    colour = colour_name(step.colour)
-    leaders = step.scoring.leaders
-    if step.outcome is StepOutcome.NOBODY:
-        return TR._("{colour}: nobody has a card of this colour, nothing to score.").format(colour=colour)
-    if step.outcome is StepOutcome.NO_GOLD:
-        return TR._("{colour}: no gold card in any display, so the colour is not scored; donkeys are "
-                    "discarded.").format(colour=colour)
-    if step.outcome is StepOutcome.LEADER:
-        return TR._("{colour}: {player} has the highest sum ({sum}) and banks the highest gold card; the "
-                    "other cards are discarded.").format(colour=colour, player=leaders[0], sum=step.top_sum)
-    return TR._("{colour}: {players} tie on {sum}, each banks the highest gold card; the other cards are "
-                "discarded.").format(colour=colour, players=names(leaders), sum=step.top_sum)
-
-
-def tie_break_text(walk: ScoringWalk) -> str:
-    """Who won and why (rule book, VÉGSŐ PONTOZÁS: points, then cards in the pile, then shared)."""
-    tie = walk.tie_break
-    if tie.kind is TieBreakKind.CLEAR:
-        return TR._("{player} has the most points ({points}) and wins.").format(player=tie.winners[0],
-                                                                             points=tie.points)
-    if tie.kind is TieBreakKind.CARDS:
-        return TR._("{players} tie on {points} points; the most cards in the scoring pile ({cards}) breaks "
-                    "the tie. Winner: {winners}.").format(players=names(tie.tied), points=tie.points,
-                                                          cards=tie.cards, winners=names(tie.winners))
-    return TR._("{players} tie on {points} points and {cards} cards: they all win.").format(
-        players=names(tie.tied), points=tie.points, cards=tie.cards)
-
-
-def warning_text(warning: gold_sheet.SheetWarning) -> str:
-    where = place_name(warning.player, warning.field)
-    if warning.field == DISPLAY:
-        return TR._("{place} has {count} {colour} cards: a set of 3 is scored at once.").format(
-            place=where, count=warning.count, colour=colour_name(warning.colour))
-    return TR._("{place} has {count} {colour} cards: a pile holds sets of 3.").format(
-        place=where, count=warning.count, colour=colour_name(warning.colour))
-
-
-def cards_summary(values: tuple[str, ...]) -> str:
-    """A photo's cards in a line, in the rule book's colour order: ``red 5, blue donkey``."""
-    return ", ".join(card_name(gold.parse_card(text)) for text in table_photo.card_list(values))
-
+def fit_columns(grid: GridLayout, texts: list[str]) -> None:
+    """Give each column of *grid* (its buttons' *texts*, in the order laid out) the width its
+    widest word needs at the smallest font, and never less than a touch unit; what is left is
+    shared out evenly. (Every column gets its minimum here: Kivy shares the rest unevenly when
+    some columns have a minimum and others only their buttons' ``size_hint_min_x``.)"""
+    cols = max(1, int(grid.cols or 1))
+    padding_x = THEME.u * 0.12   # a TouchButton's own padding (companion.kv)
+    needed: dict[int, float] = {}
+    for i, text in enumerate(texts):
+        needed[i % cols] = max(needed.get(i % cols, float(THEME.u)), word_room_px(text, padding_x))
+    if dict(grid.cols_minimum) != needed:
+        grid.cols_minimum = needed
+        grid.do_layout()   # a GridLayout lays out again on its size or children, not on cols_minimum
 
 CARDS_PHOTO = PhotoGame(rules=table_photo.GOLD_PIECES,
                         value_name=lambda text: card_name(gold.parse_card(text)), describe=cards_summary,
@@ -194,6 +137,9 @@ class GoldScoreScreen(BaseScreen):
         self.photo.bind(busy=lambda _taker, busy: setattr(self, "reading", busy))
 
     def on_kv_post(self, _base: Any) -> None:
+        for grid in (self.ids.cards, self.ids.pages):
+            grid.fbind("cols", lambda *_: self._fit_grids())
+        THEME.fbind("u", lambda *_: self._fit_grids())
         grid = self.ids.cards
         for colour in COLOURS:
             for value in gold_sheet.VALUES:
@@ -278,6 +224,12 @@ class GoldScoreScreen(BaseScreen):
             button.text = value_name(card)
             button.disabled = left is None
             button.fill = colour if left is None or left[card] else dimmed(colour, 0.3)   # none left: dark
+        self._fit_grids()
+
+    def _fit_grids(self) -> None:
+        """The card grid's donkey column and the page buttons as wide as their words need."""
+        fit_columns(self.ids.cards, [b.text for b in reversed(self.ids.cards.children)])
+        fit_columns(self.ids.pages, [b.text for b in self.page_buttons])
 
     def _draw_chips(self, doc: dict[str, Any]) -> None:
         self.display_count = len(gold_sheet.card_texts(doc, self.player, DISPLAY))
@@ -305,7 +257,7 @@ class GoldScoreScreen(BaseScreen):
             return
         if self.view != "scoring":   # drawn when shown: a tap on the sheet need not lay out the pages
             return
-        self.warnings = "  ".join(warning_text(w) for w in gold_sheet.sheet_warnings(doc)[:2])
+        self.warnings = warnings_text(gold_sheet.sheet_warnings(doc))
         for i, button in enumerate(self.page_buttons):
             chosen = i == self.page
             if i == TOTALS_PAGE:
@@ -314,6 +266,7 @@ class GoldScoreScreen(BaseScreen):
                 colour = rgb(CARD_RGB[COLOURS[i]])
                 button.text, button.selected = colour_name(COLOURS[i]), chosen
                 button.fill = colour if chosen else dimmed(colour)
+        self._fit_grids()
         self._draw_page(self.walk)
 
     def _draw_page(self, walk: ScoringWalk) -> None:
@@ -348,13 +301,14 @@ class GoldScoreScreen(BaseScreen):
         column.outcome_color = THEME.green if banked is not None else THEME.muted
         column.leading = name in step.scoring.leaders
         pile = step.piles[name]
-        column.standing = TR._("pile {points} ({cards} cards)").format(points=pile.points, cards=pile.cards)
+        column.standing = TR._("pile {points} ({cards})").format(points=pile.points,
+                                                                 cards=cards_text(pile.cards))
 
     def _fill_totals(self, column: GoldColumn, walk: ScoringWalk, name: str, won: bool) -> None:
         before, pile = walk.before[name], walk.steps[-1].piles[name]
         column.held = " + ".join([str(before.points), *(str(card.value) for card in walk.banked[name])])
         column.total = f"= {pile.points}"
-        column.outcome = TR._("{cards} cards").format(cards=pile.cards)
+        column.outcome = cards_text(pile.cards)
         column.outcome_color = THEME.text
         column.leading = won
         column.standing = "★ " + TR._("Winner") if won else ""
@@ -438,8 +392,13 @@ class GoldScoreScreen(BaseScreen):
             session.set_score(player, where, cards)
         except CompanionError as exc:
             return str(exc)
-        self._say(TR._("{place}: the photo's {count} cards are on the sheet").format(
-            place=place_name(player, where), count=len(cards)))
+        if len(cards) == 1:
+            said = TR._("{place}: the photo's one card is on the sheet").format(
+                place=place_name(player, where))
+        else:
+            said = TR._("{place}: the photo's {count} cards are on the sheet").format(
+                place=place_name(player, where), count=len(cards))
+        self._say(said)
         self.refresh()
         return ""
 

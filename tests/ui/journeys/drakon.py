@@ -10,7 +10,8 @@ from typing import Any
 
 from companion.games.drakon_sheet import to_coins_text
 from companion.ui.lang import TR
-from tests.ui.kit import hold, result, screen, start_game, tap
+from tests.ui.journeys.gold import layout_faults, photo_layout
+from tests.ui.kit import hold, result, screen, start_game, tap, until
 
 SECRET = {"Anna": [3, 3, 3, 2], "Bence": [2, 1, 3]}  # 11 gold: Anna holds the standard goal; Bence 6
 TEAMS = {"Anna": [3, 3, 2], "Bence": [3, 1], "Csilla": [3, 3, 3, 2], "Dávid": [2, 2]}
@@ -22,7 +23,12 @@ def all_texts(app: Any) -> Iterator[str]:
         for widget in top.walk():
             text = getattr(widget, "text", None)
             if isinstance(text, str) and text:
-                yield text
+                yield plain(text)
+
+
+def plain(text: str) -> str:
+    """*text* with its no-break spaces (which keep "Team A 19" on one line) as plain ones."""
+    return text.replace("\u00a0", " ")
 
 
 def value_forms(name: str, coins: Sequence[int]) -> list[str]:
@@ -51,7 +57,14 @@ def cli_score(doc: dict[str, Any]) -> dict[str, Any]:
 async def start_drakon(app: Any, names: Sequence[str]) -> Any:
     await start_game(app, TR._("Drakon"), names)
     assert app.manager.current == "game:drakon"
+    await fits(app)
     return screen(app, "game:drakon")
+
+
+async def fits(app: Any) -> None:
+    """Whatever is on top now (the screen, the cover, a popup) fits at the size this runs."""
+    await app.wait_clock_frames(3)
+    assert layout_faults(app) == [], layout_faults(app)
 
 
 def plus_of(stepper: Any) -> Any:
@@ -72,15 +85,29 @@ async def drakon_secret_scoring(app: Any) -> None:
     assert session.score_options["variant"] == "escape" and "8 gold" in sheet.goal
     await tap(app, sheet.cards["Bence"].flag_button)
     assert session.score_sheet["Bence"]["escaped"] is True
+    await fits(app)
     await tap(app, sheet.ids.variant_standard)
     assert session.score_options["variant"] == "standard" and "10 gold" in sheet.goal
     assert sheet.cards["Anna"].flag_button is None
 
-    # Public counts: Anna shows two coins drawn; her secret entry will make it four.
-    for _ in range(2):
-        await tap(app, plus_of(sheet.cards["Anna"].ids.stepper))
+    # Public counts: Anna shows one coin drawn, then two (typed on the count's number pad); her
+    # secret entry will make it four.
+    stepper = sheet.cards["Anna"].ids.stepper
+    await tap(app, plus_of(stepper))
+    stepper = sheet.cards["Anna"].ids.stepper
+    assert stepper.ids.count.text == "1 coin"
+    await tap(app, stepper.ids.count)
+    await until(app, lambda: stepper.pad is not None and stepper.pad.parent is not None)
+    pad = stepper.pad
+    assert pad.title == "Anna: number of coins"
+    await fits(app)
+    await tap(app, next(key for key in pad.ids["keys"].children if key.text == "2"))
+    await tap(app, pad.ids.ok)
+    await until(app, lambda: pad.parent is None)
+    await app.wait_clock_frames(3)
     assert [d["count"] for k, d, _t in session.play_log if k == "drakon.count"] == [1, 2]
     assert sheet.cards["Anna"].ids.stepper.value == 2
+    assert sheet.cards["Anna"].ids.stepper.ids.count.text == "2 coins"
 
     # Heroes!: dealt at random; Bence's counter works once and is refused the second time.
     await tap(app, sheet.deal_button)
@@ -93,6 +120,7 @@ async def drakon_secret_scoring(app: Any) -> None:
     await tap(app, sheet.cards["Bence"].hero_button)
     assert "once per game" in app.strip.note
     assert [d for k, d, _t in session.play_log if k == "drakon.ability"] == [{"player": "Bence"}]
+    await fits(app)
 
     # The secret entries, each behind the cover; after each, no value anywhere in the window.
     entered: dict[str, list[int]] = {}
@@ -101,17 +129,21 @@ async def drakon_secret_scoring(app: Any) -> None:
         cover = sheet.secret
         assert cover.stage == "cover" and name in cover.ids.pass_to.text
         assert_no_values(app, entered)
+        await fits(app)
         await tap(app, cover.ids.show)
         assert cover.stage == "entry"
+        await tap(app, cover.ids.coin1)
+        assert cover.total_text == "1 gold in one coin", cover.total_text
+        await tap(app, cover.ids.take_back)  # a slip taken back
         for value in coins:
             await tap(app, cover.ids[f"coin{value}"])
-        await tap(app, cover.ids.coin1)
-        await tap(app, cover.ids.take_back)  # a slip taken back
         assert cover.coins_text == to_coins_text(coins)  # on the private page only
+        await fits(app)
         await tap(app, cover.ids.done)
         entered[name] = coins
         assert cover.stage == "done"
         assert_no_values(app, entered)
+        await fits(app)
         await tap(app, cover.ids.close)
         await app.wait_clock_frames(3)
         assert cover.parent is None and app.manager.current == "game:drakon"
@@ -119,7 +151,7 @@ async def drakon_secret_scoring(app: Any) -> None:
         assert session.score_sheet[name]["coins"] == coins
         assert sheet.cards[name].ids.stepper.value == len(coins)  # the count followed: no secret
         assert sheet.cards[name].secret_button.text.startswith("Coins entered")
-    assert "Goal reached: Anna" in sheet.summary  # who, never how much
+    assert "Goal reached: Anna" in plain(sheet.summary)  # who, never how much
 
     # A tap does not reveal; a hold does.
     await tap(app, sheet.reveal_button)
@@ -136,18 +168,20 @@ async def drakon_secret_scoring(app: Any) -> None:
     await tap(app, app.nav.ids.redo)
     await app.wait_clock_frames(3)
     assert sheet.revealed
+    await fits(app)
     expected = cli_score(session.score_document())
     for name, gold in expected["totals"].items():
-        assert f"{name} {gold}" in sheet.summary, (sheet.summary, expected)
+        assert f"{name} {gold}" in plain(sheet.summary), (sheet.summary, expected)
         assert sheet.reveal_rows[name].total_text == str(gold)
         assert sheet.reveal_rows[name].coins_text == to_coins_text(SECRET[name])
-    assert expected["goal_reached"] == ["Anna"] and "Goal reached: Anna" in sheet.summary
-    assert "Most gold: " + ", ".join(expected["leaders"]) in sheet.summary
+    assert expected["goal_reached"] == ["Anna"] and "Goal reached: Anna" in plain(sheet.summary)
+    assert "Most gold: " + ", ".join(expected["leaders"]) in plain(sheet.summary)
 
     await tap(app, sheet.finish_button)
     assert session.result == expected
     popup = next(w for w in app.root_widget.get_root_window().children if type(w).__name__ == "ResultsPopup")
     assert popup.winners == ["Anna"] and popup.scores == expected["totals"]
+    await fits(app)
     result(totals=expected["totals"], goal_reached=expected["goal_reached"], leaders=expected["leaders"])
 
 
@@ -161,9 +195,10 @@ async def drakon_team_reveal(app: Any) -> None:
     teams = {name: session.score_sheet[name]["team"] for name in TEAMS}
     assert teams == {"Anna": "A", "Bence": "B", "Csilla": "A", "Dávid": "B"}  # alternating seats
     await tap(app, sheet.cards["Bence"].flag_button)  # Bence to A: three in A is refused by the rules
-    assert session.score_sheet["Bence"]["team"] == "A" and "teams are pairs" in sheet.summary
+    assert session.score_sheet["Bence"]["team"] == "A" and "teams are pairs" in plain(sheet.summary)
     await tap(app, sheet.cards["Bence"].flag_button)
-    assert session.score_sheet["Bence"]["team"] == "B" and "teams are pairs" not in sheet.summary
+    assert session.score_sheet["Bence"]["team"] == "B" and "teams are pairs" not in plain(sheet.summary)
+    await fits(app)
     await hold(app, sheet.reveal_button)
     await app.wait_clock_frames(3)
     assert sheet.revealed
@@ -172,16 +207,31 @@ async def drakon_team_reveal(app: Any) -> None:
         for value in coins:
             await tap(app, row.ids[f"add{value}"])
             row = sheet.reveal_rows[name]
+    await fits(app)
     expected = cli_score(session.score_document())
     assert expected["team_totals"] == {"A": 19, "B": 8}
     for team, gold in expected["team_totals"].items():
-        assert f"Team {team} {gold}" in sheet.summary, sheet.summary
+        assert f"Team {team} {gold}" in plain(sheet.summary), sheet.summary
     for name, gold in expected["totals"].items():
-        assert f"{name} {gold}" in sheet.summary
-    assert "Nobody reached the goal" in sheet.summary and "Most gold: Team A" in sheet.summary
+        assert f"{name} {gold}" in plain(sheet.summary)
+    assert "Nobody reached the goal" in plain(sheet.summary) and "Most gold: Team A" in plain(sheet.summary)
     await tap(app, sheet.finish_button)
     assert session.result == expected
+    await fits(app)
     result(team_totals=expected["team_totals"], leaders=expected["leaders"])
 
 
-JOURNEYS = {f.__name__: f for f in (drakon_secret_scoring, drakon_team_reveal)}
+async def drakon_photo_layout(app: Any) -> None:
+    """At the reveal, a player's photo popup and its coin picker fit the screen."""
+    sheet = await start_drakon(app, ["Anna", "Bence", "Csilla"])
+    await hold(app, sheet.reveal_button)
+    await app.wait_clock_frames(3)
+    assert sheet.revealed
+    await fits(app)
+    before = app.svc.session.score_document()
+    picker = await photo_layout(app, sheet.photo, sheet.reveal_rows["Anna"].ids.photo)
+    assert app.svc.session.score_document() == before   # cancelled: nothing applied
+    result(values=sorted(picker.value_buttons), columns=picker.columns)
+
+
+JOURNEYS = {f.__name__: f for f in (drakon_secret_scoring, drakon_team_reveal, drakon_photo_layout)}
