@@ -1,5 +1,6 @@
-"""What a player sees, measured: every button big enough to hit, every text big enough to read,
-and no text drawn over another text or over a button it does not belong to.
+"""What a player sees, measured: every button big enough to hit, every text big enough to read
+and whole (no line dropped), and no text drawn over another text or over a button it does not
+belong to.
 
 :func:`faults` walks the window as it is drawn now (the top popup, or the screen when no popup
 is open) and returns one line per fault. The screenshot script runs it on every state it shoots;
@@ -48,6 +49,9 @@ def faults(window: Any, *, min_touch: float = MIN_TOUCH_PX, min_text: float = MI
         if isinstance(w, (Label, TextInput)) and _text(w) and w.font_size + 0.01 < min_text:
             found.append(f"text {_name(w)} is {w.font_size:.0f} px, under {min_text} px")
         if isinstance(w, Label) and w.text.strip():
+            needed = _needed_height(w)
+            if needed > w.height + 1.5:
+                found.append(f"text {_name(w)} needs {needed:.0f} px of height in {w.height:.0f} px: lines are cut off")
             box = _clip(_text_box(w), s.box)
             if box is not None:
                 texts.append((s, box))
@@ -124,6 +128,20 @@ def _text_box(label: Any) -> Box:
     x0, y0 = label.to_window(tx + x, ty + y)
     x1, y1 = label.to_window(tx + x + cw, ty + y + ch)
     return min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)
+
+
+def _needed_height(label: Any) -> float:
+    """How tall the label's text is when wrapped to its width: Kivy drops the lines that do not
+    fit its height without a sign, so a text cut short is found by laying it out again."""
+    from kivy.core.text import Label as CoreLabel
+
+    if label.width < 2 or label.text_size[0] is None:
+        return 0.0
+    core = CoreLabel(text=label.text, font_size=label.font_size, font_name=label.font_name, bold=label.bold,
+                     text_size=(label.text_size[0], None), padding=label.padding, halign=label.halign,
+                     markup=label.markup, line_height=label.line_height)
+    core.refresh()
+    return float(core.texture.size[1]) if core.texture is not None else 0.0
 
 
 def _padding(label: Any) -> tuple[float, float, float, float]:

@@ -110,6 +110,11 @@ async def layout_checker(app: Any) -> None:
     assert any("FitLabel('tiny') is 12 px" in f for f in seen), seen
     board.remove_widget(small)
     board.remove_widget(tiny)
+    long = place(FitLabel(text="banks five\ndiscards the donkey\nand more", base_font_size=24), 500, 300, 180, 40)
+    await app.wait_clock_frames(3)
+    seen = faults(Window)
+    assert any("FitLabel('banks five" in f and "cut off" in f for f in seen), seen
+    board.remove_widget(long)
     place(FitLabel(text="Anna", base_font_size=24), 200, 200, 200, 60)
     place(FitLabel(text="Bence", base_font_size=24), 220, 205, 200, 60)
     place(FitLabel(text="silver", base_font_size=24), 10, 10, 120, 60)  # over the OK button
