@@ -11,7 +11,7 @@ def N_(text: str) -> str:  # noqa: N802 - gettext's own name for "mark, don't tr
 MSGIDS = [
     # status strip
     N_("real"), N_("mock"), N_("off"), N_("none"), N_("connected"), N_("ok"),
-    N_("connecting"), N_("disconnected"), N_("no answer"), N_("version mismatch"),
+    N_("connecting"), N_("disconnected"), N_("no answer"), N_("version mismatch"), N_("on"),
     # settings options
     N_("auto"), N_("active"), N_("tonal"), N_("en"), N_("hu"), N_("ru"),
     # games
@@ -23,6 +23,10 @@ MSGIDS = [
     # settings rows
     N_("Language"), N_("GPIO"), N_("Buzzer"), N_("Buzzer pin"), N_("Status LED pin"), N_("Button pin"),
     N_("Negotiation (s)"), N_("Market (s)"), N_("Accessory port"), N_("Camera"), N_("Admin PIN"),
+    N_("Volume"), N_("First warning"), N_("Second warning"), N_("Negotiation"), N_("Market"),
+    N_("Time per player"), N_("Time added each turn"),
+    # settings headings
+    N_("Timers"), N_("Turn clock"), N_("Devices"),
     # the kiosk's host actions (Settings, behind the admin PIN)
     N_("This table"), N_("Shut down"), N_("Leave kiosk mode"),
     # the resume note

@@ -265,6 +265,8 @@ class PinPad(BoxLayout):  # type: ignore[misc]
     code = StringProperty("")
     submit: Callable[[str], None] | None = ObjectProperty(None, allownone=True)
     max_len = NumericProperty(8)
+    prompt = StringProperty("")
+    """What the pad asks for while nothing is typed ("" for the admin PIN)."""
 
     def press(self, digit: str) -> None:
         if len(self.code) < self.max_len:
