@@ -32,10 +32,20 @@ STATES: dict[str, str] = {
     "sharing-countdown": "game:dragons-gold",
     "numpad": "game:dragons-gold#score",
     "volatio-banner": "game:volatio",
+    "history-export": "history",
 }
 """A state a player meets on a screen (a popup open, a timer paused): its screen, which is shown
 first; :func:`enter_state` brings the state about and :func:`leave_state` ends it after the shot."""
 DEFAULT_SCREENS = SCREENS + tuple(STATES)
+
+
+def keep_sample_timer_running(session: Any) -> None:
+    """The sample table's negotiation starts again before it runs out (a long run of shots takes
+    minutes), so no shot but the alarm's shows an expired timer."""
+    board = session.board
+    if "negotiation" in board and board["negotiation"].remaining_s(session.now()) < 40:
+        session.reset("negotiation")
+        session.toggle("negotiation")
 
 
 def enter_state(app: Any, shown: Any, state: str) -> None:
@@ -56,6 +66,8 @@ def enter_state(app: Any, shown: Any, state: str) -> None:
         next(w for w in shown.walk() if isinstance(w, Stepper) and not w.disabled).open_pad()
     elif state == "volatio-banner":
         shown.show_banner_for_screenshot()
+    elif state == "history-export":
+        shown.open_export_for_screenshot()
 
 
 def leave_state(app: Any, shown: Any, state: str) -> None:
@@ -161,8 +173,11 @@ def main() -> int:
             return
         size, lang, screen = plan[i]
         w, h = (int(v) for v in size.split("x"))
+        settle = 0.5
         if tuple(Window.size) != (w, h):
             Window.size = (w, h)
+            settle = 1.5  # the layouts take a few frames to follow a new window size
+        keep_sample_timer_running(sessions["dragons-gold"])
         if TR.lang != lang:
             app.set_language(lang)
         name, _, page = STATES.get(screen, screen).partition("#")
@@ -182,7 +197,8 @@ def main() -> int:
             shown.open_sheet()
         if screen in STATES:
             enter_state(app, shown, screen)
-        Clock.schedule_once(lambda _dt: shoot(i), 0.5)
+            settle = max(settle, 1.0)  # a popup opens with an animation
+        Clock.schedule_once(lambda _dt: shoot(i), settle)
 
     def shoot(i: int) -> None:
         size, lang, screen = plan[i]
