@@ -1,209 +1,55 @@
 """Dragon's Gold on the touch screen: the play (dragons, fights, sharing) and the final scoring.
 
 Play: the row of face-up dragons with their printed values (entered as each is turned up),
-adventurers placed by tapping, the kill found by the rules core, then the sharing: the 60 s
-negotiation timer starts by itself when two or more players share, the single wizard's red
-discs and the thieves' order are shown, a time-out removes the treasure from the game; the
-market card's 60 s trading timer; the strategic variant's divider and choosing order; the bag's
-tally and the end phase. Every move is a logged play move folded by
+adventurers placed by tapping (each shown on its dragon in its player's colour), the kill found
+by the rules core, then the sharing: the 60 s negotiation timer starts by itself when two or
+more players share, and its countdown (with pause and +10 s) fills the sharing dialog; the
+single wizard's red discs and the thieves' order are shown, a time-out removes the treasure
+from the game; the market card's 60 s trading timer; the strategic variant's divider and
+choosing order; the bag's tally and the end phase. Every move is a logged play move folded by
 :mod:`companion.games.dragons_gold_table`, so undo, redo and resume cover it.
 
-Final scoring: the score sheet, each change checked with the game's own ``score_document``
-before it is logged; the totals shown are exactly what ``companion score`` answers. A photo of
-a player's treasure pile (the Photo button, with a camera) fills their nine counts at once,
-checked the same way (:func:`companion.games.table_photo.dragons_gold_counts`).
+The final scoring page is :mod:`companion.ui.games.dragons_gold_score`.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
+from kivy.core.text import Label as CoreLabel
 from kivy.properties import BooleanProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.popup import Popup
 
+from companion.durations import to_duration_text
 from companion.errors import CompanionError
 from companion.events import TimerExpired
-from companion.games import dragons_gold, dragons_gold_table, table_photo
+from companion.games import dragons_gold, dragons_gold_table
+from companion.games.dragons_gold import Role, Rules
 from companion.games.dragons_gold_table import TableState
 from companion.timers import Phase
+from companion.ui import bigtimer  # noqa: F401 - its kv holds the PAUSED band the dialog shows
+from companion.ui.games.dragons_gold_score import DISC_FIELDS, DragonsGoldScoreScreen, is_light
 from companion.ui.lang import TR
-from companion.ui.photo import PhotoGame, PhotoTaker
-from companion.ui.results import ResultsPopup
 from companion.ui.screens import BaseScreen
-from companion.ui.theme import PLAYER_RGB, rgb
-from companion.ui.widgets import FitLabel, Stepper, TouchButton
+from companion.ui.theme import PLAYER_RGB, THEME, rgb
+from companion.ui.timer import BLINK_S, DIM_ALPHAS, sand_colour
+from companion.ui.widgets import FitLabel, TouchButton
 
-DISC_FIELDS: tuple[str, ...] = tuple(d.value for d in dragons_gold.Disc)
-
-DISC_RGB: dict[str, str] = {**PLAYER_RGB, "silver": "#b0bec5", "gold": "#ffb300", "white": "#fafafa",
-                            "black": "#212121"}
-"""The discs' colours on the photo picker's buttons (the gems share the player colours' names)."""
-
-
-def disc_summary(values: tuple[str, ...]) -> str:
-    """A photo's treasure in a line: ``silver 3 · gold 1 · red 2``, in the box's order."""
-    counts = table_photo.disc_counts(values)
-    return " · ".join(f"{TR._(field)} {n}" for field, n in counts.items() if n)
-
-
-TREASURE_PHOTO = PhotoGame(rules=table_photo.DRAGONS_GOLD_PIECES, value_name=lambda field: TR._(field),
-                           describe=disc_summary, columns=3, value_fill=lambda field: rgb(DISC_RGB[field]))
-"""Dragon's Gold's photo: a player's treasure pile, one face-up disc at a time."""
-
-
-class DiscCounter(BoxLayout):  # type: ignore[misc]
-    field = StringProperty("")
-
-
-class DragonsGoldScoreScreen(BaseScreen):
-    """Dragon's Gold's final scoring: a player at a time, nine big steppers, live totals."""
-
-    player = StringProperty("")
-    summary = StringProperty("")
-    rules = StringProperty("simple")
-    players = ListProperty([])
-    has_photo = BooleanProperty(False)
-    reading = BooleanProperty(False)
-
-    def __init__(self, **kwargs: Any) -> None:
-        self._loading = False
-        self.counters: dict[str, Stepper] = {}  # before super(): kv's on_kv_post fills it
-        self.photo = PhotoTaker(notify=lambda message: self.notify(message))
-        super().__init__(**kwargs)
-        self.photo.bind(busy=lambda _taker, busy: setattr(self, "reading", busy))
-
-    def on_kv_post(self, _base: Any) -> None:
-        grid = self.ids.counts
-        for field in DISC_FIELDS:
-            box = DiscCounter(field=field)
-            stepper = Stepper(low=0, high=dragons_gold.BOX[dragons_gold.Disc(field)])
-            stepper.bind(value=lambda s, v, f=field: self.count_changed(f, int(v), s))
-            box.add_widget(FitLabel(text=TR._(field), size_hint_y=0.4))
-            box.add_widget(stepper)
-            self.counters[field] = stepper
-            grid.add_widget(box)
-
-    def on_pre_enter(self, *_: Any) -> None:
-        self.refresh()
-
-    def refresh(self) -> None:
-        session = self.svc.session if self.svc is not None else None
-        names = [p.name for p in session.players] if session is not None else []
-        self.players = names
-        if self.player not in names:
-            self.player = names[0] if names else ""
-        self.rules = (session.score_rules if session is not None else None) or "simple"
-        self.has_photo = self.svc is not None and self.svc.read_pieces is not None
-        tabs = self.ids.tabs
-        tabs.clear_widgets()
-        for p in session.players if session is not None else ():
-            tab = TouchButton(text=p.name, selected=p.name == self.player,
-                              fill=[0, 0, 0, 0] if p.name == self.player else rgb(PLAYER_RGB[p.colour], 0.55))
-            tab.bind(on_release=lambda _b, n=p.name: self.choose(n))
-            tabs.add_widget(tab)
-        for widget in self.counters.values():
-            widget.disabled = not self.player
-        for field, label in zip(DISC_FIELDS, self.ids.counts.children[::-1], strict=True):
-            label.children[1].text = TR._(field)
-        self._load_counts()
-        self._rescore()
-
-    def choose(self, player: str) -> None:
-        self.player = player
-        self.refresh()
-
-    def set_rules(self, rules: str) -> None:
-        session = self.svc.session
-        if session is not None:
-            self.attempt(lambda: session.set_score_rules(rules))
-            self.refresh()
-
-    def _load_counts(self) -> None:
-        session = self.svc.session if self.svc is not None else None
-        sheet = session.score_sheet.get(self.player, {}) if session is not None else {}
-        self._loading = True
-        try:
-            for field, stepper in self.counters.items():
-                stepper.value = sheet.get(field, 0)
-        finally:
-            self._loading = False
-
-    def count_changed(self, field: str, value: int, stepper: Stepper) -> None:
-        session = self.svc.session
-        if self._loading or session is None or not self.player:
-            return
-        if session.score_sheet.get(self.player, {}).get(field, 0) == value:
-            return
-        candidate = session.score_document()
-        candidate["players"][self.player][field] = value
-        try:
-            dragons_gold.score_document(candidate)  # refuse what the box cannot hold, before logging
-            session.set_score(self.player, field, value)
-        except CompanionError as exc:
-            self.notify(str(exc))
-            self._load_counts()
-            return
-        self._rescore()
-
-    def take_photo(self) -> None:
-        """Read the chosen player's treasure pile from a photo (the popup corrects, then applies)."""
-        player = self.player
-        if not player or self.svc is None:
-            return
-        self.photo.take(self.svc.read_pieces, TREASURE_PHOTO,
-                        TR._("Photo: {player}'s treasure").format(player=player),
-                        lambda values: self.apply_photo(player, values))
-
-    def apply_photo(self, player: str, values: tuple[str, ...]) -> str:
-        """Put a photo's discs on *player*'s sheet in place of their counts: all nine checked
-        together first, as a stepper's change is, then the changed counts logged as one change
-        (one undo takes the photo back). Returns the refusal, or "" when applied."""
-        session = self.svc.session
-        if session is None:
-            return TR._("Start a game first")
-        try:
-            counts = table_photo.dragons_gold_counts(session.score_document(), player, values)
-        except CompanionError as exc:
-            return str(exc)
-        sheet = session.score_sheet.get(player, {})
-        # the player is at the table and every n >= 0: set_scores takes them
-        session.set_scores(player, {field: n for field, n in counts.items() if sheet.get(field, 0) != n})
-        self.refresh()
-        self.notify(TR._("{player}: the photo's treasure is on the sheet").format(player=player))
-        return ""
-
-    def _rescore(self) -> None:
-        session = self.svc.session if self.svc is not None else None
-        if session is None or len(session.players) < dragons_gold.MIN_PLAYERS:
-            self.summary = TR._("Dragon's Gold is for 3 to 6 players: add them on the Home screen")
-            return
-        try:
-            out = dragons_gold.score_document(session.score_document())
-        except CompanionError as exc:
-            self.summary = str(exc)
-            return
-        winners = set(out["winners"])
-        self.summary = "   ".join(f"{name} {score}{' ★' if name in winners else ''}"
-                                  for name, score in out["scores"].items())
-
-    def finish(self) -> None:
-        session = self.svc.session
-        if session is None:
-            return
-        try:
-            out = dragons_gold.score_document(session.score_document())
-        except CompanionError as exc:
-            self.notify(str(exc))
-            return
-        colours = {p.name: p.colour for p in session.players}
-        self.attempt(lambda: session.finish_game(out))
-        ResultsPopup(scores=out["scores"], winners=out["winners"], colours=colours).open()
-
-
-
+__all__ = ["DISC_FIELDS", "DragonsGoldScoreScreen", "DragonsGoldScreen", "SCREEN"]
 
 ROLES = ("knight", "thief", "wizard")
+TEAM: dict[str, int] = {"knight": 2, "thief": 1, "wizard": 1}
+"""A player's four adventurers (§3)."""
+ADD_S = 10.0
+"""What the sharing dialog's + button adds to the negotiation, in seconds."""
+
+
+class AttackerChip(FitLabel):
+    """One adventurer under a dragon, on a band of its player's colour (drawn in kv)."""
+
+    swatch = ListProperty([0, 0, 0, 1])
 
 
 class DragonCard(BoxLayout):  # type: ignore[misc]
@@ -212,14 +58,41 @@ class DragonCard(BoxLayout):  # type: ignore[misc]
     slot = NumericProperty(0)
     title = StringProperty("")
     detail = StringProperty("")
-    attackers = StringProperty("")
     action = StringProperty("")
     can_act = BooleanProperty(True)
     screen: Any = ObjectProperty(None)
 
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.fbind("width", lambda *_: self._chip_heights())
+
+    def show_attackers(self, chips: list[tuple[str, str]]) -> None:
+        """The team under the dragon, in joining order: ``(text, player's colour hex)`` each."""
+        box = self.ids.attackers
+        if [(c.text, c.swatch) for c in reversed(box.children)] == [(t, rgb(c)) for t, c in chips]:
+            return
+        box.clear_widgets()
+        for text, colour in chips:
+            chip = AttackerChip(text=text, swatch=rgb(colour))
+            chip.color = THEME.on_primary if is_light(colour) else THEME.text
+            box.add_widget(chip)
+        self._chip_heights()
+
+    def _chip_heights(self) -> None:
+        """One line for a chip whose text fits the card's width at its font, else two."""
+        room = self.width - 2 * self.padding[0]
+        for chip in self.ids.attackers.children:
+            measure = CoreLabel(font_name=chip.font_name, font_size=int(chip.base_font_size))
+            wide = measure.get_extents(chip.text)[0]
+            chip.height = THEME.u * (0.55 if wide + 2 * chip.padding[0] <= room else 1.0)
+
 
 class PlacePopup(Popup):  # type: ignore[misc]
-    """Who sends which adventurer, and its strength (printed on the card)."""
+    """Who sends which adventurer, and its strength (printed on the card).
+
+    It opens on the player after the last one who sent an adventurer (seat order), on an
+    adventurer of theirs that is not fighting yet, at the strength that adventurer had last time.
+    """
 
     screen: Any = ObjectProperty(None)
     slot = NumericProperty(0)
@@ -229,6 +102,8 @@ class PlacePopup(Popup):  # type: ignore[misc]
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._build()  # now, not on_open: that waits for the opening animation
+        if self.player:
+            self.pick(self.player)
 
     def _build(self) -> None:
         box = self.ids.players
@@ -241,6 +116,11 @@ class PlacePopup(Popup):  # type: ignore[misc]
     def pick(self, player: str) -> None:
         self.player = player
         self._build()
+        self.pick_role(self.screen.free_role(player))
+
+    def pick_role(self, role: str) -> None:
+        self.role = role
+        self.ids.strength.value = self.screen.usual_strength(self.player, role)
 
 
 class RevealPopup(Popup):  # type: ignore[misc]
@@ -251,20 +131,37 @@ class RevealPopup(Popup):  # type: ignore[misc]
 
 
 class KillPopup(Popup):  # type: ignore[misc]
-    """The dragon died: the hidden treasure drawn, and the red discs in the whole treasure."""
+    """The dragon died: the hidden treasure drawn (the card's number to start with), and, when a
+    single wizard takes them first (§5.6), the red discs in the whole treasure."""
 
     screen: Any = ObjectProperty(None)
     slot = NumericProperty(0)
     end_phase = BooleanProperty(False)
+    hidden = NumericProperty(0)
+    """The hidden treasure printed on the card (no more than the bag holds)."""
+    known = NumericProperty(0)
+    """The discs already on the card."""
+    ask_red = BooleanProperty(False)
 
 
 class SharingPopup(Popup):  # type: ignore[misc]
-    """How the treasure is shared, from the rules core; the negotiation timer runs meanwhile."""
+    """How the treasure is shared, from the rules core, with the negotiation's countdown.
+
+    The digits, their colour and the PAUSED band are the timer screen's (the screen copies the
+    session's ``negotiation`` timer in on each frame); Pause and +10 s act on that timer.
+    """
 
     screen: Any = ObjectProperty(None)
     slot = NumericProperty(0)
     text = StringProperty("")
     negotiating = BooleanProperty(False)
+    preview = BooleanProperty(False)
+    """The screenshot's dialog: no kill behind it, so a time-out or a deal only closes it."""
+    digits = StringProperty("")
+    sand = ListProperty(THEME.primary)
+    paused = BooleanProperty(False)
+    digits_alpha = NumericProperty(1.0)
+    toggle_text = StringProperty("")
 
 
 class DragonsGoldScreen(BaseScreen):
@@ -273,12 +170,14 @@ class DragonsGoldScreen(BaseScreen):
     bag = StringProperty("")
     banner = StringProperty("")
     strategic = BooleanProperty(False)
+    advanced = BooleanProperty(False)
     market_due = BooleanProperty(False)
     over = BooleanProperty(False)
     page = StringProperty("play")
 
     def __init__(self, **kwargs: Any) -> None:
         self.sharing_popup: SharingPopup | None = None
+        self._shot_undo = 0
         super().__init__(**kwargs)
 
     def on_kv_post(self, _base: Any) -> None:
@@ -292,10 +191,16 @@ class DragonsGoldScreen(BaseScreen):
     # -- the state, from the log ----------------------------------------------------------------
 
     def state(self) -> TableState:
-        session = self.svc.session
-        moves = [(k[3:], d) for k, d, _t in session.play_log if k.startswith("dg.")] if session else []
-        rules = (session.score_rules if session is not None else None) or "simple"
-        return dragons_gold_table.fold(moves, rules=rules)
+        rules = self._rules()
+        return dragons_gold_table.fold([(k[3:], d) for k, d in self._moves()], rules=rules)
+
+    def _rules(self) -> str:
+        session = self.svc.session if self.svc is not None else None
+        return (session.score_rules if session is not None else None) or "simple"
+
+    def _moves(self) -> list[tuple[str, Any]]:
+        session = self.svc.session if self.svc is not None else None
+        return [(k, d) for k, d, _t in session.play_log if k.startswith("dg.")] if session else []
 
     def move(self, kind: str, data: dict[str, Any]) -> bool:
         """Check a move against the current state, then log it. False (and a message) if refused."""
@@ -325,28 +230,69 @@ class DragonsGoldScreen(BaseScreen):
         self.ids.sheet.refresh()
         state = self.state()
         self.strategic = state.strategic
+        self.advanced = state.rules is Rules.ADVANCED
         self.market_due = state.is_market_due
         self.over = state.is_over and state.revealed > 0
         self.bag = TR._("Bag") + f": {state.bag}   " + TR._("Dragons") + f": {state.revealed}/18" + (
             "   " + TR._("End phase: no new dragons, no hidden treasure") if state.is_end_phase else "")
         self.banner = (TR._("Market card! 60 s of free trading") if state.is_market_due else
                        TR._("The game is over: go to the final scoring") if self.over else "")
+        session = self.svc.session
+        colours = {p.name: p.colour for p in session.players} if session is not None else {}
         for card in self.ids.row.children:
-            self._show_card(card, state)
+            self._show_card(card, state, colours)
 
-    def _show_card(self, card: DragonCard, state: TableState) -> None:
+    def _show_card(self, card: DragonCard, state: TableState, colours: dict[str, str]) -> None:
         s = state.slots[card.slot]
         if s.dragon is None:
-            card.title, card.detail, card.attackers = TR._("Empty"), "", ""
+            card.title, card.detail = TR._("Empty"), ""
+            card.show_attackers([])
             card.action, card.can_act = TR._("Turn up a dragon"), state.can_reveal
             return
         d = s.dragon
         card.title = f"⚔ {d.dragon.strength}"
         hidden = f" + {d.dragon.hidden} " + TR._("hidden") if not s.killed else ""
-        card.detail = TR._("Treasure") + f": {s.treasure_discs}{hidden}   " + TR._("Attack") + f": {d.attack}"
-        card.attackers = "\n".join(f"{a.player} · {TR._(a.role.value)} {a.strength}" for a in d.attackers)
+        card.detail = (TR._("Treasure") + f": {s.treasure_discs}{hidden}\n"
+                       + TR._("Attack") + f": {d.attack} / {d.dragon.strength}")
+        card.show_attackers([(f"{a.player} · {TR._(a.role.value)} {a.strength}", PLAYER_RGB.get(
+            colours.get(a.player, ""), "#9e9e9e")) for a in d.attackers])
         card.action = TR._("Sharing") if s.killed else TR._("Send an adventurer")
         card.can_act = True
+
+    # -- what the Send dialog opens on ----------------------------------------------------------
+
+    def next_player(self) -> str:
+        """The player after the last one who sent an adventurer, in seat order (the first player
+        before anyone has)."""
+        session = self.svc.session
+        names = [p.name for p in session.players] if session is not None else []
+        if not names:
+            return ""
+        placed = [str(d.get("player")) for k, d in self._moves() if k == "dg.place"]
+        if not placed or placed[-1] not in names:
+            return names[0]
+        return names[(names.index(placed[-1]) + 1) % len(names)]
+
+    def _fighting(self, player: str) -> list[tuple[str, int]]:
+        """*player*'s adventurers under dragons now, ``(role, strength)``."""
+        return [(a.role.value, a.strength) for s in self.state().slots if s.dragon is not None
+                for a in s.dragon.attackers if a.player == player]
+
+    def free_role(self, player: str) -> str:
+        """The first of *player*'s adventurers (knight, thief, wizard) not under a dragon."""
+        busy = Counter(role for role, _s in self._fighting(player))
+        return next((role for role in ROLES if busy[role] < TEAM[role]), "knight")
+
+    def usual_strength(self, player: str, role: str) -> int:
+        """The strength *player*'s *role* had when last sent (for a knight, the one of the two
+        not fighting now), else 1: the printed values never change during a game."""
+        sent = [int(d.get("strength", 1)) for k, d in self._moves()
+                if k == "dg.place" and d.get("player") == player and d.get("role") == role]
+        busy = [s for r, s in self._fighting(player) if r == role]
+        for strength in reversed(sent):
+            if strength not in busy:
+                return strength
+        return sent[-1] if sent else 1
 
     # -- moves ------------------------------------------------------------------------------------
 
@@ -357,8 +303,7 @@ class DragonsGoldScreen(BaseScreen):
         elif s.killed:
             self.open_sharing(slot)
         else:
-            players = self.svc.session.players if self.svc.session else ()
-            PlacePopup(screen=self, slot=slot, player=players[0].name if players else "").open()
+            PlacePopup(screen=self, slot=slot, player=self.next_player()).open()
 
     def reveal(self, slot: int, strength: int, known: int, hidden: int) -> None:
         self.move("reveal", {"slot": slot, "strength": strength, "known": known, "hidden": hidden})
@@ -368,30 +313,53 @@ class DragonsGoldScreen(BaseScreen):
             self.notify(TR._("Choose the player"))
             return
         if self.move("place", {"slot": slot, "player": player, "role": role, "strength": strength}):
-            s = self.state().slots[slot]
+            state = self.state()
+            s = state.slots[slot]
             if s.dragon is not None and s.dragon.is_dead:  # §5.3: the kill is checked at once
-                KillPopup(screen=self, slot=slot, end_phase=self.state().is_end_phase).open()
+                wizards = sum(1 for a in s.dragon.attackers if a.role is Role.WIZARD)
+                KillPopup(screen=self, slot=slot, end_phase=state.is_end_phase, known=s.treasure_discs,
+                          hidden=0 if state.is_end_phase else min(s.dragon.dragon.hidden, state.bag),
+                          ask_red=state.rules is Rules.SIMPLE and wizards == 1).open()
 
     def kill(self, slot: int, hidden_drawn: int, red: int) -> None:
         if self.move("kill", {"slot": slot, "hidden_drawn": hidden_drawn, "red": red}):
             self.open_sharing(slot)
 
-    def open_sharing(self, slot: int) -> None:
+    def open_sharing(self, slot: int) -> SharingPopup:
         state = self.state()
-        sharing = state.sharing(slot)
-        popup = SharingPopup(screen=self, slot=slot, text=sharing_text(sharing, state),
-                             negotiating=sharing.needs_negotiation)
-        self.sharing_popup = popup
-        if sharing.needs_negotiation:
+        popup = self._sharing_popup(slot, state.sharing(slot), state)
+        if popup.negotiating:
             self._start_timer("negotiation")
+        self.update(self.svc.clock.now())
         popup.open()
+        return popup
+
+    def _sharing_popup(self, slot: int, sharing: dragons_gold.Sharing, state: TableState,
+                       preview: bool = False) -> SharingPopup:
+        popup = SharingPopup(screen=self, slot=slot, text=sharing_text(sharing, state),
+                             negotiating=sharing.needs_negotiation, preview=preview)
+        popup.bind(on_dismiss=self._sharing_closed)
+        self.sharing_popup = popup
+        return popup
+
+    def _sharing_closed(self, popup: SharingPopup) -> None:
+        if self.sharing_popup is popup:
+            self.sharing_popup = None
+        undo, self._shot_undo = self._shot_undo, 0
+        session = self.svc.session
+        for _ in range(undo):
+            if session is not None:
+                session.undo()
 
     def shared(self, slot: int, outcome: str) -> None:
-        if outcome != "timeout":  # a deal stops the glass; at a time-out it has run out (and rings)
+        popup = self.sharing_popup
+        preview = popup is not None and popup.preview
+        if outcome != "timeout" and not preview:  # a deal stops the glass; at a time-out it has run out
             self._stop_timer("negotiation")
-        if self.sharing_popup is not None:
-            self.sharing_popup.dismiss()
-            self.sharing_popup = None
+        if popup is not None:
+            popup.dismiss()
+        if preview:
+            return
         if self.move("shared", {"slot": slot, "outcome": outcome}) and outcome == "timeout":
             self.notify(TR._("Time is up: the treasure leaves the game"))
 
@@ -402,6 +370,44 @@ class DragonsGoldScreen(BaseScreen):
 
     def toggle_strategic(self) -> None:
         self.move("variant", {"strategic": not self.state().strategic})
+
+    def toggle_advanced(self) -> None:
+        """The advanced rules (§7.1) on or off: the sharing's magic items and the scoring follow."""
+        session = self.svc.session
+        if session is not None:
+            self.attempt(lambda: session.set_score_rules("simple" if self.advanced else "advanced"))
+            self.refresh()
+
+    # -- the negotiation's countdown, in the sharing dialog ---------------------------------------
+
+    def update(self, now: float) -> None:
+        """Copy the negotiation timer into the open sharing dialog (once a frame, main thread)."""
+        popup = self.sharing_popup
+        session = self.svc.session if self.svc is not None else None
+        if popup is None or not popup.negotiating or session is None or "negotiation" not in session.board:
+            return
+        timer = session.board["negotiation"]
+        left = timer.remaining_s(now)
+        popup.digits = to_duration_text(left)
+        popup.sand = sand_colour(timer.phase, left, timer.warnings_s)
+        popup.paused = timer.phase is Phase.PAUSED
+        popup.digits_alpha = DIM_ALPHAS[int(now / BLINK_S) % 2] if popup.paused else 1.0
+        popup.toggle_text = "▶ " + TR._("Resume") if popup.paused else "❚❚ " + TR._("Pause")
+
+    def toggle_negotiation(self) -> None:
+        """Pause or resume the negotiation (a timer that is not going is left alone)."""
+        self._negotiation(lambda session: session.toggle("negotiation"))
+
+    def add_negotiation_time(self) -> None:
+        self._negotiation(lambda session: session.adjust("negotiation", ADD_S))
+
+    def _negotiation(self, command: Any) -> None:
+        session = self.svc.session
+        if session is None or "negotiation" not in session.board:
+            return
+        if session.board["negotiation"].phase in (Phase.RUNNING, Phase.PAUSED):
+            self.attempt(lambda: command(session))
+        self.update(session.now())
 
     def _timer_expired(self, event: TimerExpired) -> None:
         popup = self.sharing_popup
@@ -427,6 +433,37 @@ class DragonsGoldScreen(BaseScreen):
         session = self.svc.session
         if session is not None and name in session.board and session.board[name].phase is not Phase.IDLE:
             self.attempt(lambda: session.reset(name))
+
+    def open_sharing_for_screenshot(self) -> SharingPopup | None:
+        """For the screenshot script, not for journeys: the sharing dialog of the first dragon with
+        a team, as if it had just been killed by one more knight of the next player (nothing is
+        logged), over the negotiation timer (started if it is not running, and taken back when
+        the dialog closes)."""
+        session = self.svc.session
+        state = self.state()
+        slot = next((i for i, s in enumerate(state.slots) if s.dragon is not None and s.dragon.attackers),
+                    None)
+        if session is None or slot is None:
+            return None
+        s = state.slots[slot]
+        assert s.dragon is not None
+        if not s.killed:
+            missing = max(1, s.dragon.dragon.strength - s.dragon.attack)
+            state = dragons_gold_table.apply(state, "place", {"slot": slot, "player": self.next_player(),
+                                                               "role": "knight", "strength": missing})
+            state = dragons_gold_table.apply(state, "kill", {"slot": slot, "red": 1,
+                                                              "hidden_drawn": s.dragon.dragon.hidden})
+        popup = self._sharing_popup(slot, state.sharing(slot), state, preview=True)
+        popup.negotiating = True
+        if "negotiation" not in session.board:
+            session.add_timer("negotiation", self.svc.config.presets["negotiation"])
+            self._shot_undo += 1
+        if session.board["negotiation"].phase is not Phase.RUNNING:
+            session.toggle("negotiation")
+            self._shot_undo += 1
+        self.update(session.now())
+        popup.open(animation=False)
+        return popup
 
 
 def sharing_text(sharing: dragons_gold.Sharing, state: TableState) -> str:
