@@ -82,6 +82,8 @@ def leave_state(app: Any, shown: Any, state: str) -> None:
         shown.show_state("running")
     elif state == "alarm":
         app.stop_alarm()
+    elif state == "volatio-banner":
+        shown.hide_banner()
 
 
 def main() -> int:

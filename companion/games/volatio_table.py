@@ -59,6 +59,27 @@ MAX_PROGRESS = 999
 """Track units a dragon can be entered at: far more than any track has guide lines."""
 
 
+class RoundNotPlayed(IllegalMove):
+    """The round cannot end yet: ``waiting`` (start-number order) have not flown (§4.2, §5.11).
+
+    ``what`` is the move refused (``next round`` or ``finish``); the screen says who, in the
+    player's language, from these fields rather than from the message.
+    """
+
+    def __init__(self, round_no: int, what: str, waiting: tuple[str, ...]) -> None:
+        super().__init__("round", round_no, f"{what}: " + ", ".join(waiting)
+                         + " has not flown yet; the round is always played to its end (§4.2, §5.11)")
+        self.what = what
+        self.waiting = waiting
+
+
+class NobodyCrossed(IllegalMove):
+    """The finish was asked for with no dragon past the line (§5.11): the race goes on."""
+
+    def __init__(self, past: object) -> None:
+        super().__init__("past_line_mm", past, "nobody has crossed the finish line: the race goes on (§5.11)")
+
+
 class Move(StrEnum):
     """The moves of the play screen, as logged after ``volatio.``."""
 
@@ -190,7 +211,8 @@ def play(race: Race, kind: str, data: Mapping[str, Any]) -> Race:
     :raises InvalidInput: naming ``kind`` for an unknown move, or the field of *data* that
         is missing or wrong.
     :raises IllegalMove: for a move the rules forbid now (an illegal dial change, a crash
-        before the flight, a round ended before everyone flew...).
+        before the flight...); :class:`RoundNotPlayed` for a round ended before everyone
+        flew, :class:`NobodyCrossed` for a finish with nobody past the line.
     """
     name = kind.removeprefix(PREFIX)
     try:
@@ -325,8 +347,7 @@ def _progress(value: object) -> int:
 
 def _round_played(race: Race, what: str) -> None:
     if race.waiting:
-        raise IllegalMove("round", race.round, f"{what}: " + ", ".join(race.waiting)
-                          + " has not flown yet; the round is always played to its end (§4.2, §5.11)")
+        raise RoundNotPlayed(race.round, what, race.waiting)
 
 
 def _next_round(race: Race) -> Race:
@@ -346,8 +367,7 @@ def _finish(race: Race, past: object) -> Race:
     placed by its own distance past the line."""
     _round_played(race, "finish")
     if not isinstance(past, Mapping) or not past:
-        raise IllegalMove("past_line_mm", past, "nobody has crossed the finish line: the race goes on "
-                                                "(§5.11)")
+        raise NobodyCrossed(past)
     racing = race.racing
     for name, mm in past.items():
         field = f"past_line_mm.{name}"

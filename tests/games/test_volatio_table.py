@@ -306,6 +306,21 @@ def test_finish_before_the_round_is_played_out_is_refused() -> None:
     assert caught.value.field == "round"
 
 
+def test_round_not_played_names_who_has_not_flown_as_data() -> None:
+    race = race_of(*ROUND_1, ("reveal", {"player": "Blue", "speed": 500}))
+    for kind, what in (("finish", "finish"), ("next_round", "next round")):
+        with pytest.raises(vt.RoundNotPlayed) as caught:
+            vt.play(race, kind, {"past_line_mm": {"Blue": 10}})
+        assert (caught.value.what, caught.value.waiting, caught.value.value) == (what, ("Red", "Green", "Yellow"), 1)
+        assert isinstance(caught.value, IllegalMove) and caught.value.field == "round"
+
+
+def test_finish_with_nobody_past_the_line_is_a_nobody_crossed_error() -> None:
+    with pytest.raises(vt.NobodyCrossed) as caught:
+        vt.play(race_of(*ROUND_1, *everyone_reveals()), "finish", {"past_line_mm": {}})
+    assert caught.value.value == {} and "nobody has crossed" in str(caught.value)
+
+
 @pytest.mark.parametrize(("past", "field"), [({"Nobody": 5}, "past_line_mm.Nobody"),
                                              ({"Red": -1}, "past_line_mm.Red"),
                                              ({"Red": "far"}, "past_line_mm.Red")])
