@@ -57,7 +57,8 @@ TOUCH = {"hidinput": "probesysfs,provider=hidinput", "mtdev": "probesysfs,provid
 picks on a Pi), or mtdev, or SDL's touch as a single mouse pointer (``sdl``)."""
 DISPLAYS = ("kmsdrm", "cage")
 
-_USER = re.compile(r"[a-z_][a-z0-9_-]{0,31}")
+_USER = re.compile(r"[a-z_][a-z0-9_-]{0,30}")
+"""systemd's strict rule for a user name in a unit: at most 31 characters (UT_NAMESIZE less one)."""
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _PLAIN = re.compile(r"[A-Za-z0-9_./:=@+,-]+")  # a word systemd takes as it is, unquoted
 HEADER = "Written by `companion kiosk install`; `companion kiosk uninstall` removes it."
@@ -106,7 +107,7 @@ def check_user(name: str) -> str:
     :raises InvalidInput: naming ``--user``.
     """
     if not _USER.fullmatch(name):
-        raise InvalidInput("--user", name, "must be a Linux user name: a-z, 0-9, '_' or '-', at most 32, "
+        raise InvalidInput("--user", name, "must be a Linux user name: a-z, 0-9, '_' or '-', at most 31, "
                            "not starting with a digit or '-'")
     if name == "root":
         raise InvalidInput("--user", name, "the kiosk must not run as root: name the Pi's user")

@@ -234,7 +234,7 @@ def test_kiosk_install_bad_pin_writes_nothing(pi_root: Path) -> None:
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--user", "Pi User"], "companion: --user: must be a Linux user name: a-z, 0-9, '_' or '-', at most 32, not starting with a digit or '-' (got 'Pi User')"),
+    (["--user", "Pi User"], "companion: --user: must be a Linux user name: a-z, 0-9, '_' or '-', at most 31, not starting with a digit or '-' (got 'Pi User')"),
     (["--user", "root"], "companion: --user: the kiosk must not run as root: name the Pi's user (got 'root')"),
     (["--user", "nobody"], "companion: kiosk install: there is no user 'nobody' in {root}/etc/passwd: create it in the image first or name another with --user"),
     (["--user", "pi", "--rotate", "90"], "companion: --rotate: say which panel it is with --panel 7inch|touch-display-2 (the console's rotation needs its mode) (got 90)"),
