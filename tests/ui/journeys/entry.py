@@ -6,7 +6,7 @@ from __future__ import annotations
 import gc
 from typing import Any
 
-from tests.ui.kit import find, result, screen, tap
+from tests.ui.kit import find, result, screen, start_game, tap
 from tests.ui.layout import faults
 
 
@@ -54,11 +54,26 @@ async def numpad(app: Any) -> None:
 
 
 async def popups_then_language(app: Any) -> None:
-    """Open and close the app's popups, then switch the language three times: no crash, and every
-    screen follows the language."""
+    """Open and close the app's popups (the name keyboard, Volatio's finish dialog, the custom
+    timer and its number pad, the big timer view), then switch the language three times: no
+    crash, and every screen follows the language."""
     from kivy.core.window import Window
 
-    await tap(app, find(app, "TouchButton", "Start"))
+    home = screen(app, "home")
+    for _ in range(3):
+        await tap(app, home.ids.name_input)
+        assert home.keyboard is not None, "the keyboard did not open"
+        await tap(app, home.keyboard.ids.done)
+        await app.wait_clock_frames(2)
+    await start_game(app, "Volatio", ("Anna", "Bence", "Csilla"))
+    volatio = screen(app, "game:volatio")
+    for _ in range(3):
+        await tap(app, volatio.ids.finish)
+        popup = volatio.finish_popup
+        assert popup is not None and popup.parent is not None
+        await tap(app, popup.ids.cancel)
+        await app.wait_clock_frames(2)
+    await tap(app, find(app, "TouchButton", "Timer"))
     timer = screen(app, "timer")
     for _ in range(3):
         await tap(app, timer.ids.preset_custom)
@@ -66,6 +81,12 @@ async def popups_then_language(app: Any) -> None:
         await tap(app, popup.ids.minutes.ids.count)
         await tap(app, popup.ids.minutes.pad.ids.cancel)
         await tap(app, key(popup, "Cancel"))
+        await app.wait_clock_frames(2)
+    await tap(app, timer.ids.preset_negotiation)
+    for _ in range(2):
+        await tap(app, timer.ids.big)
+        assert timer.big is not None
+        await tap(app, timer.big.ids.close)
         await app.wait_clock_frames(2)
     gc.collect()  # the closed popups' widgets are gone: their kv rules hold dead references
     await tap(app, find(app, "TouchButton", "Home"))
