@@ -5,7 +5,8 @@ card, so it holds no PIN, only ``scrypt$N$r$p$SALT$KEY`` (``hashlib.scrypt``, a 
 16-byte salt, base64 without padding). A 4-digit PIN is still only 10,000 guesses for someone
 who has the file; the hash makes each guess cost tens of milliseconds on a PC and makes the
 PIN impossible to read off, which is what it is for. At the screen, :class:`PinGuard` turns
-away every try for a while after a few wrong ones, so the pad cannot be brute-forced by hand.
+away every try for a while after a few wrong ones, so the pad cannot be brute-forced by hand;
+:class:`PinTriesFile` keeps its count on disk, so that pulling the plug does not reset it.
 
 Standard library only; the guard takes a clock (monotonic seconds) and never reads the time.
 """
@@ -16,12 +17,19 @@ import base64
 import binascii
 import hashlib
 import hmac
+import json
+import logging
+import math
 import os
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
+from companion.atomic import write_atomic
 from companion.clock import Clock
 from companion.errors import CompanionError
+
+log = logging.getLogger(__name__)
 
 SCHEME = "scrypt"
 COST_N = 2**15
@@ -146,14 +154,70 @@ class PinVerdict:
     locked_for_s: float = 0.0
 
 
+TRIES_FILE = "pin-tries.json"
+"""The lock-out's file, in the app's data folder (beside the database)."""
+
+
+@dataclass(frozen=True)
+class PinTries:
+    """The pad's lock-out as it is kept across a restart.
+
+    ``wrong``: wrong PINs in a row. ``locked_for_s``: what was left of the lock-out when this
+    was written (0 for none). Monotonic time does not survive a reboot, so a restart resumes the
+    lock-out for ``locked_for_s`` counted from the start: longer than was left, never shorter.
+    """
+
+    wrong: int = 0
+    locked_for_s: float = 0.0
+
+
+class PinTriesFile:
+    """:class:`PinTries` in a small JSON file, written atomically with mode 0600.
+
+    Main thread only (the guard's thread).
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def load(self) -> PinTries | None:
+        """What the file holds; a fresh :class:`PinTries` when there is no file.
+
+        None when the file cannot be read or makes no sense: the guard then assumes the worst.
+        """
+        try:
+            doc = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return PinTries()
+        except (OSError, UnicodeDecodeError, ValueError):
+            return None
+        wrong, locked = (doc.get("wrong"), doc.get("locked_for_s")) if isinstance(doc, dict) else (None, None)
+        if (isinstance(wrong, bool) or not isinstance(wrong, int) or wrong < 0
+                or isinstance(locked, bool) or not isinstance(locked, (int, float))
+                or not math.isfinite(locked) or locked < 0):
+            return None
+        return PinTries(wrong, float(locked))
+
+    def save(self, tries: PinTries) -> None:
+        """:raises OSError: when it cannot be written (the old file is then as it was)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        text = json.dumps({"wrong": tries.wrong, "locked_for_s": tries.locked_for_s}) + "\n"
+        write_atomic(self.path, text.encode("ascii"), 0o600)
+
+
 class PinGuard:
     """The admin PIN at the pad: right or wrong, and a lock-out after several wrong tries.
 
     After *free_tries* wrong PINs in a row every try is turned away for *lockout_s*; each wrong
     PIN after a lock-out starts a lock-out twice as long as the last, up to *max_lockout_s*. A
     right PIN clears the count. During a lock-out a PIN is not even checked, so the pad answers
-    nothing about it. The count lives as long as the app: a restart clears it, and a restart of
-    the kiosk takes long enough that this costs an attacker more than it saves.
+    nothing about it.
+
+    With *tries* (a :class:`PinTriesFile`) the count and the lock-out survive a restart: the
+    guard starts from the file, resuming a lock-out for what was left of it when it was written,
+    counted from now; a file that cannot be read counts as *free_tries* wrong PINs and a
+    lock-out of *lockout_s*. Every change is written at once; a file that cannot be written is
+    said once at WARNING and the guard goes on in memory. Without *tries* a restart clears it all.
 
     Main thread only; *clock* gives monotonic seconds.
 
@@ -161,19 +225,39 @@ class PinGuard:
     """
 
     def __init__(self, stored: str, clock: Clock, *, free_tries: int = 3, lockout_s: float = 30.0,
-                 max_lockout_s: float = 300.0) -> None:
+                 max_lockout_s: float = 300.0, tries: PinTriesFile | None = None) -> None:
         self._hash = parse_pin_hash(stored)
         self._clock = clock
         self.free_tries = free_tries
         self.lockout_s = lockout_s
         self.max_lockout_s = max_lockout_s
+        self._file = tries
+        self._save_failed = False
         self._wrong = 0
-        self._next_lock_s = lockout_s
         self._locked_until = float("-inf")
+        self._saved = PinTries()
+        if tries is not None:
+            saved = tries.load()
+            if saved is None:
+                log.warning("the PIN pad's count of wrong tries in %s cannot be read: locked for %g s",
+                            tries.path, lockout_s)
+                saved = PinTries(free_tries, lockout_s)
+            self._saved = saved
+            self._wrong = saved.wrong
+            if saved.locked_for_s > 0:
+                self._locked_until = clock.now() + min(saved.locked_for_s, max_lockout_s)
+
+    def lockout_for(self, wrong: int) -> float:
+        """The lock-out (s) that the *wrong*-th wrong PIN in a row starts; 0 for a free try."""
+        if wrong < self.free_tries:
+            return 0.0
+        return min(self.max_lockout_s, self.lockout_s * 2.0 ** min(wrong - self.free_tries, 64))
 
     def wait_s(self) -> float:
         """Seconds until a try is checked again (0 when it is now)."""
-        return max(0.0, self._locked_until - self._clock.now())
+        now = self._clock.now()
+        self._settle(now)
+        return max(0.0, self._locked_until - now)
 
     def check(self, pin: str) -> PinVerdict:
         """One try. A right PIN is accepted unless the pad is locked out."""
@@ -181,11 +265,30 @@ class PinGuard:
         if now < self._locked_until:
             return PinVerdict(False, self._locked_until - now)
         if is_pin(pin) and self._hash.matches(pin):
-            self._wrong, self._next_lock_s = 0, self.lockout_s
+            self._wrong = 0
+            self._save(PinTries())
             return PinVerdict(True)
         self._wrong += 1
-        if self._wrong < self.free_tries:
-            return PinVerdict(False)
-        self._locked_until = now + self._next_lock_s
-        self._next_lock_s = min(self.max_lockout_s, self._next_lock_s * 2)
-        return PinVerdict(False, self._locked_until - now)
+        lock_s = self.lockout_for(self._wrong)
+        if lock_s > 0:
+            self._locked_until = now + lock_s
+        self._save(PinTries(self._wrong, lock_s))
+        return PinVerdict(False, lock_s)
+
+    def _settle(self, now: float) -> None:
+        """Once a lock-out has run out, the file says so: a restart then does not serve it again."""
+        if self._saved.locked_for_s > 0 and now >= self._locked_until:
+            self._save(PinTries(self._wrong, 0.0))
+
+    def _save(self, tries: PinTries) -> None:
+        if self._file is None or tries == self._saved:
+            return
+        try:
+            self._file.save(tries)
+        except OSError as exc:
+            if not self._save_failed:
+                log.warning("the PIN pad's count of wrong tries cannot be written to %s (%s): a restart "
+                            "clears it", self._file.path, exc.strerror or exc)
+            self._save_failed = True
+            return
+        self._saved = tries

@@ -17,7 +17,7 @@ from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 
 from companion.errors import CompanionError
 from companion.host import LEAVE, POWEROFF, HostRequests
-from companion.pin import PinGuard, hash_pin, is_pin
+from companion.pin import TRIES_FILE, PinGuard, PinTriesFile, hash_pin, is_pin
 from companion.timers import normalise_warnings
 from companion.ui.lang import TR
 from companion.ui.screens import BaseScreen
@@ -45,9 +45,10 @@ class SettingStepper(Stepper):
 class SettingsScreen(BaseScreen):
     """Settings, behind the admin PIN in kiosk mode; there also the host's Shut down and Leave.
 
-    The PIN is checked against its hash in the config by a :class:`PinGuard` that lives as
-    long as the screen, so its count of wrong tries survives leaving and coming back. In kiosk
-    mode the screen locks itself again whenever it is left. Main thread only.
+    The PIN is checked against its hash in the config by a :class:`PinGuard` that keeps its
+    count of wrong tries in the data folder (``pin-tries.json`` beside the database), so the
+    count and a lock-out survive leaving and coming back, and a restart. In kiosk mode the
+    screen locks itself again whenever it is left. Main thread only.
     """
 
     message = StringProperty("")
@@ -89,6 +90,8 @@ class SettingsScreen(BaseScreen):
         self.ids.pages.current = "locked" if locked else "settings"
         if not locked:
             self.build_rows()
+        elif (guard := self._pin_guard()) is not None and (wait_s := guard.wait_s()) > 0:
+            self._say_locked(wait_s)  # a lock-out from before (a restart) shows before any try
 
     def on_leave(self, *_: Any) -> None:
         if self.svc is not None and self.svc.config["ui.kiosk"]:
@@ -105,8 +108,12 @@ class SettingsScreen(BaseScreen):
         if not stored:
             return None
         if self._guard is None or stored != self._guarded_hash:
-            self._guard, self._guarded_hash = PinGuard(stored, self.svc.clock), stored
+            tries = PinTriesFile(Path(self.svc.config.database_path).parent / TRIES_FILE)
+            self._guard, self._guarded_hash = PinGuard(stored, self.svc.clock, tries=tries), stored
         return self._guard
+
+    def _say_locked(self, wait_s: float) -> None:
+        self.message = TR._("Too many wrong PINs: try again in {seconds} s").format(seconds=math.ceil(wait_s))
 
     def unlock(self, code: str) -> None:
         guard = self._pin_guard()
@@ -120,8 +127,7 @@ class SettingsScreen(BaseScreen):
             self.ids.pages.current = "settings"
             self.build_rows()
         elif verdict.locked_for_s > 0:
-            self.message = TR._("Too many wrong PINs: try again in {seconds} s").format(
-                seconds=math.ceil(verdict.locked_for_s))
+            self._say_locked(verdict.locked_for_s)
         else:
             self.message = TR._("Wrong PIN")
 
