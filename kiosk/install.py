@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from companion.atomic import write_atomic
 from companion.config import defaults, load_config
 from companion.errors import CompanionError, InvalidInput
 from kiosk import units
@@ -406,14 +407,9 @@ def remove_members(lines: list[str], added: list[str], members_field: int) -> li
 
 
 def _write(path: Path, content: bytes, mode: int) -> None:
-    """Atomically: a pulled plug leaves the old file or the new one, never half of one."""
-    tmp = path.with_name(f".{path.name}.kiosk-tmp")
-    with open(tmp, "wb") as f:
-        f.write(content)
-        f.flush()
-        os.fsync(f.fileno())
-    os.chmod(tmp, mode)
-    os.replace(tmp, path)
+    """Atomically (:func:`companion.atomic.write_atomic`): a pulled plug leaves the old file or
+    the new one, never half of one."""
+    write_atomic(path, content, mode)
 
 
 def _chown(path: Path, user: str) -> None:
@@ -499,7 +495,7 @@ def install(request: InstallRequest, say: Say, ask_pin: Callable[[], str]) -> Re
     if user is None:
         raise InvalidInput("--user", None, "name the user who runs the kiosk (the Pi's own user, not root)")
     units.check_user(user)
-    _check_user_exists(target, user)
+    uid = _user_id(target, user)
     if request.overlay:
         _check_overlay_possible(target)
     previous = read_manifest(target)
@@ -510,9 +506,14 @@ def install(request: InstallRequest, say: Say, ask_pin: Callable[[], str]) -> Re
     companion = request.companion or default_companion()
     if companion is None:
         raise InvalidInput("--companion", None, "cannot find the companion program: give its path")
+    if display == "cage" and uid is None:
+        raise KioskError(f"kiosk install: under cage the unit names {user}'s runtime folder /run/user/UID, "
+                         f"and there is no /etc/passwd under {target.root} to find the id in: add the user "
+                         "to the image first")
     opts = KioskOptions(user=user, companion=companion, display=display,
                         rotate=request.rotate, panel=request.panel, touch=request.touch,
-                        usb_ids=tuple(config["accessory.usb_ids"]), overlay=request.overlay).checked()
+                        usb_ids=tuple(config["accessory.usb_ids"]), overlay=request.overlay,
+                        uid=uid if display == "cage" else None).checked()
     pin_hash: str | None = None
     needs_pin = not config_file.exists() or not config["ui.admin_pin_hash"]
     if needs_pin:
@@ -606,18 +607,26 @@ def _write_manifest(work: Installer, manifest: dict[str, Any]) -> None:
                         "for uninstall")
 
 
-def _check_user_exists(target: Target, user: str) -> None:
+def _user_id(target: Target, user: str) -> int | None:
+    """*user*'s numeric id on the target; None in a staging tree without ``/etc/passwd``.
+
+    :raises KioskError: when the target has no such user.
+    """
     if target.is_live:
         try:
-            pwd.getpwnam(user)
+            return pwd.getpwnam(user).pw_uid
         except KeyError:
             raise KioskError(f"kiosk install: there is no user {user!r} here: create it (sudo adduser "
                              f"{user}) or name another with --user") from None
-        return
     passwd = target.at("/etc/passwd")
-    if passwd.is_file() and not any(line.split(":")[0] == user for line in passwd.read_text().splitlines()):
-        raise KioskError(f"kiosk install: there is no user {user!r} in {passwd}: create it in the image "
-                         "first or name another with --user")
+    if not passwd.is_file():
+        return None
+    for line in passwd.read_text().splitlines():
+        parts = line.split(":")
+        if parts[0] == user and len(parts) > 2 and parts[2].isdigit():
+            return int(parts[2])
+    raise KioskError(f"kiosk install: there is no user {user!r} in {passwd}: create it in the image "
+                     "first or name another with --user")
 
 
 def _check_overlay_possible(target: Target) -> None:

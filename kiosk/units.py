@@ -40,6 +40,19 @@ JOURNALD_DROPIN = "/etc/systemd/journald.conf.d/table-companion.conf"
 SYSCTL_FILE = "/etc/sysctl.d/90-table-companion.conf"
 GROUPS = ("video", "render", "input", "gpio")
 """The service user's groups: the DRM devices, the GPU, the touch panel, the GPIO header."""
+DEVICES = (
+    ("/dev/tty1", "rw"),       # the console the app runs on (TTYPath=)
+    ("char-drm", "rw"),        # /dev/dri/card* and renderD*: the screen and the GPU
+    ("char-input", "rw"),      # /dev/input/event*: the touch panel, a keyboard
+    ("char-gpiochip", "rw"),   # /dev/gpiochip*: the buzzer, LEDs and button through lgpio
+    ("char-ttyUSB", "rw"),     # the timer accessory: a USB serial adapter...
+    ("char-ttyACM", "rw"),     # ... or a Pico / Arduino (/dev/table-accessory links to one)
+    ("char-video4linux", "rw"),  # /dev/video*, /dev/v4l-subdev*: the camera
+    ("char-media", "rw"),      # /dev/media*: libcamera's view of the Pi camera
+    ("char-dma_heap", "rw"),   # /dev/dma_heap/*: the Pi camera's frame buffers
+    ("char-alsa", "rw"),       # /dev/snd/*: the app's sounds
+)
+"""The only devices the kiosk's app may open (``DevicePolicy=closed`` adds /dev/null and the like)."""
 
 WATCHDOG_S = 20
 """A frozen UI is killed and restarted after this long; the app says it is alive 4 times a period."""
@@ -80,6 +93,9 @@ class KioskOptions:
     touch: str = "hidinput"
     usb_ids: tuple[str, ...] = ()
     overlay: bool = False
+    uid: int | None = None
+    """The user's numeric id: under cage the app writes the user's runtime folder ``/run/user/UID``
+    (the Wayland socket), which the unit then leaves writable."""
 
     def checked(self) -> KioskOptions:
         check_user(self.user)
@@ -180,6 +196,50 @@ def _command(opts: KioskOptions, *words: str) -> str:
     return f"{program} {args}"
 
 
+def sandbox(write: tuple[str, ...], *, hide_processes: bool = True) -> list[str]:
+    """The protections both of the kiosk's long-running units have (``systemd-analyze security``).
+
+    The whole file system is read-only but the unit's own folders (StateDirectory=,
+    RuntimeDirectory=) and *write*; the homes are readable (the venv may live in one) and
+    nothing there is writable. No capabilities, no namespaces, no kernel knobs, no other
+    devices than the unit's ``DeviceAllow=`` lines; with *hide_processes*, no other users'
+    processes in /proc. Files the unit makes are its user's only.
+    """
+    return [
+        "NoNewPrivileges=yes",
+        "CapabilityBoundingSet=",
+        "UMask=0077",
+        "ProtectSystem=strict",
+        *(f"ReadWritePaths={path}" for path in write),
+        "ProtectHome=read-only",
+        "PrivateTmp=yes",
+        "PrivateMounts=yes",
+        "ProtectKernelTunables=yes",
+        "ProtectKernelModules=yes",
+        "ProtectKernelLogs=yes",
+        "ProtectControlGroups=yes",
+        "ProtectClock=yes",
+        "ProtectHostname=yes",
+        *(["ProtectProc=invisible"] if hide_processes else []),
+        "RestrictNamespaces=yes",
+        "RestrictRealtime=yes",
+        "RestrictSUIDSGID=yes",
+        "LockPersonality=yes",
+        "SystemCallArchitectures=native",
+        "SystemCallFilter=@system-service",
+        "SystemCallErrorNumber=EPERM",  # a call outside the list fails; it does not kill the app
+        "DevicePolicy=closed",
+    ]
+
+
+def _writable(opts: KioskOptions) -> tuple[str, ...]:
+    """Where the app writes besides its own /run folder: the data folder, and under cage the
+    user's runtime folder (cage's Wayland socket; logind mounts it at the session's start)."""
+    if opts.display == "cage" and opts.uid is not None:
+        return (DATA_DIR, f"-/run/user/{opts.uid}")
+    return (DATA_DIR,)
+
+
 def kiosk_service(opts: KioskOptions) -> str:
     """The app on tty1, restarted when it crashes or freezes; the fallback page after a crash loop."""
     env = {"KIVY_WINDOW": "sdl2", "KIVY_NO_CONFIG": "1", "KIVY_NO_ARGS": "1", "KIVY_NO_FILELOG": "1",
@@ -218,10 +278,12 @@ def kiosk_service(opts: KioskOptions) -> str:
         f"WatchdogSec={WATCHDOG_S}",
         "LogRateLimitIntervalSec=30",
         "LogRateLimitBurst=2000",
-        "NoNewPrivileges=yes",
-        "ProtectSystem=full",
+        *sandbox(write=_writable(opts)),
+        *(f"DeviceAllow={device} {access}" for device, access in DEVICES),
         # No network at all: the app listens on no port, and nothing it runs can open one.
+        # Netlink stays: udev tells the app about plugged devices (the accessory, input) through it.
         "RestrictAddressFamilies=AF_UNIX AF_NETLINK",
+        "IPAddressDeny=any",
     ]
     unit = [
         "Description=Table companion (kiosk)",
@@ -252,8 +314,12 @@ def fallback_service(opts: KioskOptions) -> str:
         "StandardOutput=tty",
         "StandardError=journal",
         "ExecStart=" + _command(fallback, "kiosk", "fallback", "--config", CONFIG_PATH),
-        "NoNewPrivileges=yes",
+        # It only reads (the config folder, the journal) and asks systemctl, which looks at /proc/1.
+        *sandbox(write=(), hide_processes=False),
+        "DeviceAllow=/dev/tty1 rw",
+        "PrivateNetwork=yes",
         "RestrictAddressFamilies=AF_UNIX",
+        "IPAddressDeny=any",
     ]
     unit = ["Description=Table companion: the page shown when the app keeps failing",
             "After=systemd-user-sessions.service"]
