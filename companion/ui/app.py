@@ -7,13 +7,17 @@ logic of their own; the core owns timers, turns and the log.
 Besides the screens the app shell owns what spans them: the status strip (the hardware's state,
 and a message that clears itself after :data:`NOTE_S`), the expiry alarm (the window flashes
 red until someone taps anywhere; the tap that stops it presses nothing else; the alarm sound
-repeats for ``gpio.alarm_s`` or until that tap), the app's own sounds (:mod:`.sound`), and
-which screen a resumed session opens on.
+repeats for ``gpio.alarm_s`` or until that tap), the app's own sounds (:mod:`.sound`),
+which screen a resumed session opens on, and the banner while the database cannot be written
+(the store holds the moves in memory meanwhile; the app asks it to write them every
+:data:`STORE_RETRY_S` until the disk takes them, and the banner goes).
 """
 
 from __future__ import annotations
 
+import logging
 import math
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -60,6 +64,22 @@ FLASH_RGBA = rgb("#780000")
 """The flash's red: deep enough that the red digits of an expired timer and white text stay
 readable on it."""
 NO_FLASH = [0, 0, 0, 0]
+STORE_RETRY_S = 2.0
+"""While the disk refuses the database's writes, the app tries to write the held moves this often."""
+
+log = logging.getLogger(__name__)
+
+
+def storage_banner(trouble: str | None) -> str:
+    """The status strip's banner while the database cannot be written (``Store.trouble``), in
+    the language now in use; empty while everything is saved."""
+    if trouble is None:
+        return ""
+    if trouble == "full":
+        return TR._("storage full: moves are not being saved")
+    if trouble in ("read-only", "no permission"):
+        return TR._("storage is read-only: moves are not being saved")
+    return TR._("storage is failing: moves are not being saved")
 
 
 class Root(BoxLayout):  # type: ignore[misc]
@@ -115,6 +135,10 @@ class CompanionApp(App):  # type: ignore[misc]
         self.notifier = Notifier.from_environment()
         self.host = HostRequests.from_environment()
         self._feeding: Any = None  # the Clock event that feeds systemd's watchdog
+        self._store_trouble: str | None = None  # what the banner says now
+        self._store_retry: Any = None  # the Clock event that retries the held writes
+        self.store_retries = 0
+        """How many times the app has asked the store to write what it holds."""
 
     def build(self) -> Root:
         register_font()
@@ -223,6 +247,31 @@ class CompanionApp(App):  # type: ignore[misc]
             self._note_until = 0.0
             self.strip.note = ""
         self.strip.sound = self.sounds.state_word()
+        self._watch_store()
+
+    # -- the database: a banner and retries while the disk refuses its writes -----------------
+
+    def _watch_store(self) -> None:
+        """Show the banner (and start retrying) when the store starts holding writes; take it
+        down (and stop) once it has written them. Main thread."""
+        trouble = self.svc.store.trouble
+        if trouble == self._store_trouble:
+            return
+        self._store_trouble = trouble
+        self.strip.banner = storage_banner(trouble)
+        if trouble is not None and self._store_retry is None:
+            self._store_retry = Clock.schedule_interval(self._retry_store, STORE_RETRY_S)
+        elif trouble is None and self._store_retry is not None:
+            self._store_retry.cancel()
+            self._store_retry = None
+
+    def _retry_store(self, _dt: float) -> None:
+        self.store_retries += 1
+        try:
+            self.svc.store.flush()
+        except sqlite3.Error:  # not the disk's refusal but our bug: the store dropped that write
+            log.exception("database %s: a held write was refused", self.svc.store.path)
+        self._watch_store()
 
     # -- the expiry alarm -----------------------------------------------------------------------
 
@@ -341,6 +390,7 @@ class CompanionApp(App):  # type: ignore[misc]
 
     def set_language(self, lang: str) -> None:
         TR.switch(lang)
+        self.strip.banner = storage_banner(self._store_trouble)
         self.refresh()
 
     def undo(self) -> None:
@@ -394,7 +444,11 @@ class CompanionApp(App):  # type: ignore[misc]
         self.on_stop_cleanup()
 
     def on_stop_cleanup(self) -> None:
-        """Every output off and the database closed; safe to call twice."""
+        """Every output off and the database closed (what it still holds written if the disk
+        takes it now); safe to call twice."""
+        if self._store_retry is not None:
+            self._store_retry.cancel()
+            self._store_retry = None
         if self.hw.panel is not None:
             self.hw.panel.close()
         if self.hw.bridge is not None:

@@ -22,13 +22,19 @@ NAV_FONT_U = 0.42
 
 class StatusStrip(BoxLayout):  # type: ignore[misc]
     """The top strip: GPIO, accessory, camera and sound, or, while there is one, a message
-    across the whole strip (one to three lines; the strip grows for a long one)."""
+    across the whole strip (one to three lines; the strip grows for a long one).
+
+    ``note`` is a passing message (the app clears it after a while); ``banner`` stays until
+    the app clears it (the database cannot be written) and comes first, above any note.
+    ``shown`` is what the message line shows: the banner and the note, a line each."""
 
     gpio = StringProperty("off")
     accessory = StringProperty("none")
     camera = StringProperty("none")
     sound = StringProperty("none")
     note = StringProperty("")
+    banner = StringProperty("")
+    shown = StringProperty("")
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -39,6 +45,7 @@ class StatusStrip(BoxLayout):  # type: ignore[misc]
         for label in self._status.children:
             label.fbind("text", self._share_widths)
         self.fbind("note", self._show)
+        self.fbind("banner", self._show)
         self.fbind("width", self._fit_height)
         THEME.fbind("u", self._fit_height)
         self._share_widths()
@@ -51,11 +58,12 @@ class StatusStrip(BoxLayout):  # type: ignore[misc]
             label.size_hint_x = max(6, len(label.text))
 
     def _show(self, *_: Any) -> None:
+        self.shown = "\n".join(text for text in (self.banner, self.note) if text)
         showing_note = self._note.parent is self
-        if self.note and not showing_note:
+        if self.shown and not showing_note:
             self.remove_widget(self._status)
             self.add_widget(self._note)
-        elif not self.note and showing_note:
+        elif not self.shown and showing_note:
             self.remove_widget(self._note)
             self.add_widget(self._status)
         self._fit_height()
@@ -67,14 +75,14 @@ class StatusStrip(BoxLayout):  # type: ignore[misc]
     def _fit_height(self, *_: Any) -> None:
         """One line high, or as many lines (three at most) as the message needs at its font."""
         lines = 1
-        if self.note:
+        if self.shown:
             from kivy.core.text import Label as CoreLabel
 
             font = self.note_font_px()
             room = max(1.0, self.width - 2 * self.padding[0] - 2 * self._note.padding[0])
             measure = CoreLabel(font_name=self._note.font_name, font_size=font)
             lines = sum(max(1, math.ceil(measure.get_extents(part)[0] * 1.08 / room))
-                        for part in self.note.split("\n"))
+                        for part in self.shown.split("\n"))
             lines = min(3, lines)
             self.height = max(THEME.u * 0.6, lines * font * 1.2 + THEME.u * 0.12)
         else:

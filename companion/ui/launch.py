@@ -91,34 +91,45 @@ def build(config_path: Path | None, *, size: str | None = None, fullscreen: bool
           lang: str | None = None, gpio: str | None = None, app_class: Any = None) -> Any:
     """Everything the app needs, made in order; returns the app, ready to ``run()``.
 
-    :raises CompanionError: for a bad config or database (one line, exit 2, nothing switched on).
+    :raises CompanionError: for a bad config or database (one line, exit 2, nothing switched on),
+        and (:class:`companion.store.StoreLocked`) when another app is writing the database.
     :raises BridgeError: for GPIO that cannot be had.
     """
-    from companion.config import default_config_path, load_config
+    from companion.config import load_config
+    from companion.store import Store
 
     config = load_config(config_path)
-    width, height = (int(v) for v in (size or config["ui.size"]).split("x"))
-    configure_kivy(width, height, config["ui.fullscreen"] if fullscreen is None else fullscreen)
-    overrides: dict[str, Any] = {}
-    if lang is not None:
-        overrides["ui.language"] = lang
-    if gpio is not None:
-        overrides["gpio.mode"] = gpio
-    if overrides:
-        from companion.config import Config
+    # Before Kivy is even loaded: a second app on this database stops here, with one line.
+    store = Store.open(config.database_path)
+    try:
+        width, height = (int(v) for v in (size or config["ui.size"]).split("x"))
+        configure_kivy(width, height, config["ui.fullscreen"] if fullscreen is None else fullscreen)
+        overrides: dict[str, Any] = {}
+        if lang is not None:
+            overrides["ui.language"] = lang
+        if gpio is not None:
+            overrides["gpio.mode"] = gpio
+        if overrides:
+            from companion.config import Config
 
-        config = Config({**config.values, **overrides}, config.presets, config.source)
+            config = Config({**config.values, **overrides}, config.presets, config.source)
+        return _assemble(config, config_path, store, app_class)
+    except BaseException:
+        store.close()  # lets the writer's lock go
+        raise
 
+
+def _assemble(config: Any, config_path: Path | None, store: Any, app_class: Any) -> Any:
+    """The app around an open store: services, GPIO, accessory, camera, the app object."""
     from companion.clock import MonotonicClock
+    from companion.config import default_config_path
     from companion.events import EventBus
-    from companion.store import Store
     from companion.ui.app import STRIP_ACCESSORY, CompanionApp, Hardware, make_accessory, make_panel
     from companion.ui.services import Services
     from firmware_bridge.gpio import choose_pin_factory
     from firmware_bridge.serial_ports import list_serial_ports
     from vision.devices import list_video_devices
 
-    store = Store.open(config.database_path)
     services = Services(config=config, config_path=config_path or default_config_path(), store=store,
                         bus=EventBus(), clock=MonotonicClock())
     setup = choose_pin_factory(config["gpio.mode"])
