@@ -1,7 +1,10 @@
 """Checking the JSON documents the games read: every error names the field it is about.
 
 Field paths are dotted from the document's root: ``players.Anna.silver``. Each check
-returns the value in the type the rules want, or raises :class:`InvalidInput`.
+returns the value in the type the rules want, or raises :class:`InvalidInput`, whose message
+shortens and escapes the names and values it quotes (a name may be a megabyte long, or hold
+a newline or a terminal's escape sequence). Names and free text must be printable, so what a
+game answers is safe to print too.
 """
 
 from __future__ import annotations
@@ -54,10 +57,13 @@ def expect_count(value: Any, field: str, at_most: int | None = None) -> int:
 
 
 def expect_str(value: Any, field: str, choices: Collection[str] | None = None) -> str:
+    """A string: one of *choices*, or any printable text (no newline, tab or control character)."""
     if not isinstance(value, str):
         raise InvalidInput(field, value, "must be a string")
     if choices is not None and value not in choices:
         raise InvalidInput(field, value, "must be one of " + ", ".join(repr(c) for c in choices))
+    if not value.isprintable():
+        raise InvalidInput(field, value, _NOT_PRINTABLE)
     return value
 
 
@@ -69,7 +75,8 @@ def expect_bool(value: Any, field: str) -> bool:
 
 def expect_players(doc: Mapping[str, Any], field: str, min_players: int,
                    max_players: int) -> Mapping[str, Any]:
-    """The ``players`` object: between *min_players* and *max_players* non-empty names."""
+    """The ``players`` object: between *min_players* and *max_players* names, each printable
+    text that is not blank."""
     players = expect_object(doc.get("players"), field)
     if not min_players <= len(players) <= max_players:
         raise InvalidInput(field, len(players),
@@ -77,6 +84,8 @@ def expect_players(doc: Mapping[str, Any], field: str, min_players: int,
     for name in players:
         if not name.strip():
             raise InvalidInput(field, name, "a player needs a name")
+        if not name.isprintable():
+            raise InvalidInput(field, name, "a player's name " + _NOT_PRINTABLE)
     return players
 
 
@@ -86,6 +95,9 @@ def winners_of(scores: Mapping[str, int | float]) -> list[str]:
         return []
     best = max(scores.values())
     return sorted(name for name, score in scores.items() if score == best)
+
+
+_NOT_PRINTABLE = "must be printable text (no newline, tab or control character)"
 
 
 def _join(field: str, key: str) -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from companion.config import parse_config
+from companion.errors import quote
 from companion.pin import verify_pin
 from firmware_bridge.accessory import DEFAULT_USB_IDS
 from kiosk import units
@@ -254,7 +255,7 @@ def test_kiosk_install_bad_input_is_one_line_and_exit_2(pi_root: Path, args: lis
 def test_kiosk_install_root_must_exist(tmp_path: Path) -> None:
     done = companion(*INSTALL, "--root", str(tmp_path / "nope"), stdin=PIN + "\n")
     assert (done.returncode, done.stderr) == (
-        2, f"companion: --root: must be an existing directory (got '{tmp_path / 'nope'}')\n")
+        2, f"companion: --root: must be an existing directory (got {quote(str(tmp_path / 'nope'))})\n")
 
 
 def test_kiosk_commands_need_root_on_the_live_system(monkeypatch: pytest.MonkeyPatch,
