@@ -37,6 +37,8 @@ from companion.events import (
 
 DEFAULT_WARNINGS_S: tuple[float, ...] = (10.0, 3.0)
 MAX_TIMER_S = 24 * 3600.0
+MIN_TIMER_S = 1.0
+"""The shortest duration a person may type or configure; the core itself takes any positive one."""
 
 
 class Phase(Enum):
@@ -46,11 +48,15 @@ class Phase(Enum):
     EXPIRED = "expired"
 
 
-def check_duration(field: str, value: float, *, allow_zero: bool = False) -> float:
+def check_duration(field: str, value: float, *, allow_zero: bool = False, at_least: float = 0.0) -> float:
     """Return *value* as a float if it is a usable duration in seconds.
 
-    :raises InvalidInput: for NaN, infinity, a negative value, zero (unless allowed)
-        or more than a day.
+    The core takes any positive duration up to :data:`MAX_TIMER_S`; what a person types or
+    configures is also held to *at_least* (:data:`MIN_TIMER_S`, 1 s), except a zero that
+    *allow_zero* permits.
+
+    :raises InvalidInput: for a bool or non-number, NaN, infinity, a negative value, zero
+        (unless allowed), less than *at_least* or more than a day.
     """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InvalidInput(field, value, "must be a number of seconds")
@@ -59,6 +65,8 @@ def check_duration(field: str, value: float, *, allow_zero: bool = False) -> flo
         raise InvalidInput(field, value, "must be a finite number of seconds")
     if seconds < 0 or (seconds == 0 and not allow_zero):
         raise InvalidInput(field, value, "must be positive" if not allow_zero else "must not be negative")
+    if 0 < seconds < at_least:
+        raise InvalidInput(field, value, f"must be {'0 or ' if allow_zero else ''}at least {at_least:g} s")
     if seconds > MAX_TIMER_S:
         raise InvalidInput(field, value, f"must be at most {MAX_TIMER_S:.0f} s (a day)")
     return seconds

@@ -22,7 +22,7 @@ from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.popup import Popup
 
 from companion.durations import to_duration_text
-from companion.timers import Phase
+from companion.timers import MAX_TIMER_S, MIN_TIMER_S, Phase
 from companion.ui.bigtimer import BigTimerView, FitDigits, lay_chips
 from companion.ui.lang import TR
 from companion.ui.screens import BaseScreen
@@ -81,7 +81,7 @@ class CustomTimerPopup(Popup):  # type: ignore[misc]
 
     def confirm(self) -> None:
         total = self.ids.minutes.value * 60 + self.ids.seconds.value
-        if total > 0:
+        if MIN_TIMER_S <= total <= MAX_TIMER_S:  # the limits of a typed duration
             self.confirmed(float(total))
         self.dismiss()
 

@@ -31,7 +31,7 @@ def events(stdout: str) -> list[dict]:
 @pytest.fixture
 def quick_config(tmp_path: Path) -> Path:
     path = tmp_path / "config.toml"
-    path.write_text("[timer]\nwarnings_s = [1, 0.5]\n[timer.presets]\nnegotiation = 1.2\n"
+    path.write_text("[timer]\nwarnings_s = [2, 1]\n[timer.presets]\nnegotiation = 2.2\n"
                     "[gpio]\nalarm_s = 0.2\n")
     return path
 
@@ -54,15 +54,16 @@ def test_cli_timer_preset_from_config(quick_config: Path) -> None:
     assert done.returncode == 0, done.stderr
     got = events(done.stdout)
     assert [(e["event"], e.get("threshold_s")) for e in got] == [
-        ("start", None), ("warning", 1), ("warning", 0.5), ("expired", None)]
+        ("start", None), ("warning", 2), ("warning", 1), ("expired", None)]
     assert {e["name"] for e in got} == {"negotiation"}
-    assert got[0]["remaining_s"] == 1.2
+    assert got[0]["remaining_s"] == 2.2
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["timer", "-5"], "companion: SECONDS: must be positive: a timer cannot run backwards (got '-5')"),
-    (["timer", "soon"], "companion: SECONDS: must be seconds (90), minutes:seconds (1:30) or 1m30s "
-                        "(got 'soon')"),
+    (["timer", "-5"], "companion: SECONDS: must be seconds (90 or 2.5), M:SS (1:30), H:MM:SS (1:02:03) or 1h2m3s (minutes and seconds "
+                        "under 60 after a larger unit), from 1 s to 24 h (got '-5')"),
+    (["timer", "soon"], "companion: SECONDS: must be seconds (90 or 2.5), M:SS (1:30), H:MM:SS (1:02:03) or 1h2m3s (minutes and seconds "
+                        "under 60 after a larger unit), from 1 s to 24 h (got 'soon')"),
     (["timer"], "companion: SECONDS: give a length in seconds, or --preset NAME (got None)"),
     (["timer", "--preset", "lunch"],
      "companion: --preset: no such preset (known: market, negotiation) (got 'lunch')"),
@@ -130,7 +131,7 @@ def test_cli_signal_cancels_cleanly(sig: signal.Signals) -> None:
 
 def test_cli_station_resets_once_after_each_alarm() -> None:
     """--repeat with no GPIO: the alarm is over at once, the timer resets (once) and waits."""
-    proc = subprocess.Popen([sys.executable, "-m", "companion", "timer", "0.3", "--gpio", "off",
+    proc = subprocess.Popen([sys.executable, "-m", "companion", "timer", "1", "--gpio", "off",
                              "--repeat", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     seen = []
@@ -140,7 +141,7 @@ def test_cli_station_resets_once_after_each_alarm() -> None:
     out, _ = proc.communicate(timeout=10)
     seen += events(out)
     assert [e["event"] for e in seen] == ["start", "expired", "reset", "cancelled"]
-    assert seen[-1]["remaining_s"] == 0.3  # waiting, full, for the next press
+    assert seen[-1]["remaining_s"] == 1  # waiting, full, for the next press
     assert proc.returncode == 130
 
 
@@ -203,7 +204,7 @@ def test_cli_button_pauses_and_resumes(pins: dict[int, MockPWMPin], quick_config
 
     later(0.2, tap)
     later(0.5, tap)
-    code = cli.main(["--config", str(quick_config), "timer", "2", "--json"])
+    code = cli.main(["--config", str(quick_config), "timer", "3", "--json"])
     assert code == 0
     kinds = [e["event"] for e in events(capsys.readouterr().out)]
     assert kinds == ["start", "paused", "resumed", "warning", "warning", "expired"]
