@@ -34,6 +34,7 @@ import cv2
 import numpy as np
 
 from vision.errors import LayoutError
+from vision.image_files import ImageFileError, decode_image
 from vision.layout import read_json
 
 LIBRARY_FILE = "library.json"
@@ -264,12 +265,10 @@ class Library:
         cached = self._images.get(rel)
         if cached is not None:
             return cached
-        file = self._root / rel
-        data = np.fromfile(file, np.uint8) if file.is_file() else np.zeros(0, np.uint8)
-        image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
-        if image is None:
-            raise LayoutError(f"library {self.path}: {where}: cannot read the image {rel!r}")
-        self._images[rel] = np.asarray(image, np.uint8)
+        try:
+            self._images[rel] = _read_image(self._root / rel)
+        except LayoutError as exc:
+            raise LayoutError(f"library {self.path}: {where}: cannot read the image {rel!r}: {exc}") from None
         return self._images[rel]
 
     # -- registering ------------------------------------------------------------------------------
@@ -409,14 +408,28 @@ def _rel_path(value: Any, where: str) -> str:
     return value
 
 
+def _read_image(file: Path) -> np.ndarray:
+    """The image file as BGR uint8, its header checked before it is decoded.
+
+    :raises LayoutError: with the reason alone (the caller names the file): missing,
+        unreadable, not an image, cut short, or over :data:`~vision.image_files.MAX_IMAGE_PX`.
+    """
+    try:
+        data = file.read_bytes()
+    except OSError as exc:
+        raise LayoutError(exc.strerror or "cannot read it") from None
+    try:
+        return decode_image(data)
+    except ImageFileError as exc:
+        raise LayoutError(str(exc)) from None
+
+
 def _as_bgr(image: np.ndarray | Path | str) -> np.ndarray:
     if isinstance(image, (str, Path)):
-        file = Path(image)
-        data = np.fromfile(file, np.uint8) if file.is_file() else np.zeros(0, np.uint8)
-        decoded = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
-        if decoded is None:
-            raise LayoutError(f"image {file}: cannot read it as an image")
-        return np.asarray(decoded, np.uint8)
+        try:
+            return _read_image(Path(image))
+        except LayoutError as exc:
+            raise LayoutError(f"image {image}: cannot read it as an image: {exc}") from None
     arr = np.asarray(image)
     if arr.dtype != np.uint8 or arr.ndim not in (2, 3) or min(arr.shape[:2]) < 8:
         raise LayoutError(f"image: must be an 8-bit grey, BGR or BGRA image of at least 8 x 8 px "

@@ -12,7 +12,6 @@ to :meth:`FrameSource.close`.
 
 from __future__ import annotations
 
-import importlib
 import logging
 import math
 import sys
@@ -28,6 +27,8 @@ import numpy as np
 
 from vision.devices import list_video_devices
 from vision.errors import CameraUnavailable
+from vision.image_files import ImageFileError, decode_image
+from vision.picamera import Picamera2Missing, import_picamera2
 
 log = logging.getLogger(__name__)
 
@@ -147,24 +148,35 @@ class VideoDeviceSource(FrameSource):
 
 
 def _import_picamera2() -> tuple[Any, Any]:
-    """``(Picamera2, libcamera.controls)``. :raises CameraUnavailable: when python3-picamera2 is missing."""
-    try:
-        # importlib rather than import statements: picamera2 exists only on a Pi (from Debian,
-        # not PyPI), so neither mypy nor this module's import may depend on it.
-        picamera2 = importlib.import_module("picamera2")
-        controls = importlib.import_module("libcamera").controls
-    except ImportError:
-        raise CameraUnavailable("the Raspberry Pi camera needs python3-picamera2 (sudo apt install "
-                                "python3-picamera2, and a venv made with --system-site-packages)") from None
-    return picamera2.Picamera2, controls
+    """``(Picamera2, libcamera.controls)``.
+
+    :raises CameraUnavailable: one line saying why picamera2 does not load: not installed, built
+        for another numpy than this Python's, or otherwise broken (see :mod:`vision.picamera`).
+    """
+    return import_picamera2()
+
+
+_warned_picamera: set[str] = set()
 
 
 def has_picamera() -> bool:
-    """True when picamera2 imports and libcamera sees at least one camera attached."""
+    """True when picamera2 imports and libcamera sees at least one camera attached.
+
+    picamera2 installed but not loading (another numpy's build, a missing libcamera) is logged
+    once at WARNING, with its fix; picamera2 not installed at all is the usual case off a Pi.
+    """
     try:
         picamera2_cls, _ = _import_picamera2()
+    except Picamera2Missing:
+        return False
+    except CameraUnavailable as exc:
+        if str(exc) not in _warned_picamera:
+            _warned_picamera.add(str(exc))
+            log.warning("Raspberry Pi camera: %s", exc)
+        return False
+    try:
         return bool(picamera2_cls.global_camera_info())
-    except Exception:  # picamera2/libcamera fail in their own ways (RuntimeError, OSError...)
+    except Exception:  # libcamera fails in its own ways (RuntimeError, OSError...)
         return False
 
 
@@ -247,7 +259,8 @@ class Picamera2Source(FrameSource):
 class ImageSource(FrameSource):
     """One image file, handed out again on every read (a copy, so callers may draw on it).
 
-    :raises CameraUnavailable: naming the file when it is missing or not an image.
+    :raises CameraUnavailable: naming the file when it is missing, not an image, cut short, or
+        over :data:`~vision.image_files.MAX_IMAGE_PX` (checked from its header, undecoded).
     """
 
     def __init__(self, path: Path | str) -> None:
@@ -256,11 +269,10 @@ class ImageSource(FrameSource):
             data = self.path.read_bytes()
         except OSError as exc:
             raise CameraUnavailable(f"image {str(self.path)!r}: cannot read it ({exc.strerror})") from None
-        # imdecode rather than imread: it reports a bad file as None without OpenCV's own
-        # warning on stderr, and reads any path Python can open.
-        frame = cv2.imdecode(np.frombuffer(data, dtype=np.uint8), cv2.IMREAD_COLOR) if data else None
-        if frame is None:
-            raise CameraUnavailable(f"image {str(self.path)!r}: not an image OpenCV can read")
+        try:  # the header checked first: a huge or cut-short image is refused undecoded
+            frame = decode_image(data)
+        except ImageFileError as exc:
+            raise CameraUnavailable(f"image {str(self.path)!r}: {exc}") from None
         self._frame: np.ndarray | None = _as_bgr(frame, f"image {str(self.path)!r}")
 
     def read(self) -> np.ndarray:

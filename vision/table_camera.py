@@ -28,6 +28,7 @@ from vision import markers
 from vision.calibration import Lens, TableCalibration, calibrate
 from vision.errors import CalibrationError
 from vision.flight import check_flight
+from vision.image_files import ImageFileError, decode_image
 from vision.layout import Layout, load_layout
 from vision.library import LIBRARY_FILE, Library
 from vision.reader import read
@@ -143,11 +144,15 @@ class TableCamera:
         path = self.folder / "empty.png"
         if not path.exists():
             return None
-        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        if image is None or image.shape != shape:
-            log.warning("%s is unreadable or of another size than the camera's frames: not used", path)
+        try:
+            image = decode_image(path.read_bytes())
+        except (OSError, ImageFileError) as exc:
+            log.warning("%s is unreadable (%s): not used", path, exc)
             return None
-        return np.asarray(image, np.uint8)
+        if image.shape != shape:
+            log.warning("%s is of another size than the camera's frames: not used", path)
+            return None
+        return image
 
     def remember_empty(self, frame: np.ndarray | None = None) -> Path:
         """Save a frame of the empty table (*frame*, or the camera's next): pieces are then
