@@ -24,7 +24,7 @@ from typing import Any, NoReturn
 from companion.clock import MonotonicClock
 from companion.config import Config, default_config_path, defaults, load_config
 from companion.durations import parse_duration
-from companion.errors import CompanionError, InvalidInput
+from companion.errors import CompanionError, InvalidInput, one_line
 from companion.events import EventBus, TimerEvent
 from companion.loop import CoreLoop
 from companion.terminal import KEY_HELP, DrainingBar, JsonLines, keyboard
@@ -316,10 +316,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = args.run(args)
         return code
     except UsageError as exc:
-        print(exc, file=sys.stderr)
+        print(one_line(str(exc)), file=sys.stderr)
         return EXIT_USAGE
     except (CompanionError, BridgeError, VisionError) as exc:  # the user's mistake: one line, exit 2
-        print(f"companion: {exc}", file=sys.stderr)
+        # Whatever the message quotes, it reaches the terminal as one short line, escaped.
+        print(one_line(f"companion: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # a reader such as `head` went away: not an error of ours
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -833,14 +834,19 @@ def run_vision_calibrate_lens(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    """Finished plays from the session store, for BG Stats or a spreadsheet."""
+    """Finished plays from the session store, for BG Stats or a spreadsheet. Reads the database
+    read-only (beside a running app too) and never creates one."""
     from companion.export import to_bgstats, to_bgstats_link, to_csv
     from companion.games import find_game
     from companion.history import finished_plays
-    from companion.store import Store
+    from companion.store import Store, StoreMissing
 
     config = load_config(args.config)
-    store = Store.open(config.database_path)
+    try:
+        store = Store.open_read_only(config.database_path)
+    except StoreMissing:
+        raise StoreMissing(f"database {config.database_path}: no such file, so it holds no finished play "
+                           "yet (is paths.database in the config right?)") from None
     try:
         game = find_game(args.game).key if args.game else None
         plays = finished_plays(store, game)
@@ -967,22 +973,22 @@ def run_kiosk_fallback(args: argparse.Namespace) -> int:
 
 
 def read_document(file: str) -> Any:
-    """The JSON document in *file* ('-' for standard input).
+    """The JSON document in *file* ('-' for standard input), read as a file is whatever the
+    locale: at most 1 MiB of strict UTF-8, within :mod:`companion.documents`' limits.
 
-    :raises InvalidInput: naming FILE, for a file that cannot be read or is not JSON.
+    :raises InvalidInput: naming FILE, for a file that cannot be read, is too large, is not
+        UTF-8 or not JSON, nests too deep, holds a number too large, or names a key twice.
     """
+    from companion.documents import DocumentError, decode_utf8, parse_json, read_capped
+
     name = "standard input" if file == "-" else file
     try:
-        text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
+        return parse_json(decode_utf8(read_capped(None if file == "-" else Path(file),
+                                                  "a score document")))
     except OSError as exc:
-        raise InvalidInput("FILE", file, f"cannot read it ({exc.strerror})") from None
-    except UnicodeDecodeError:
-        raise InvalidInput("FILE", file, "not UTF-8 text") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        where = f"line {exc.lineno} column {exc.colno}"
-        raise InvalidInput("FILE", name, f"not valid JSON: {exc.msg} at {where}") from None
+        raise InvalidInput("FILE", name, f"cannot read it ({exc.strerror})") from None
+    except DocumentError as exc:
+        raise InvalidInput("FILE", name, exc.why) from None
 
 
 def run_score(args: argparse.Namespace) -> int:
@@ -1039,8 +1045,13 @@ def run_doctor(args: argparse.Namespace) -> int:
 
 def doctor_report(config_path: Path | None) -> dict[str, Any]:
     """What this machine has. Reports; never raises for a problem it finds."""
+    import sqlite3
+
+    from companion.disk import running_pid
+    from companion.store import Store, StoreError
     from firmware_bridge.serial_ports import list_serial_ports
     from vision.devices import list_video_devices
+    from vision.picamera import picamera2_report
 
     path = config_path if config_path is not None else default_config_path()
     try:
@@ -1067,16 +1078,29 @@ def doctor_report(config_path: Path | None) -> dict[str, Any]:
     except Exception as exc:  # a report, not a verdict: say what went wrong and go on
         serial_ports = {"error": str(exc)}
     database = config.database_path
+    # Read-only, so it works beside a running app; "app_pid" is the app writing it, if one is.
+    database_report: dict[str, Any] = {"path": str(database), "exists": database.exists(), "readable": False,
+                                       "sessions": None, "error": None,
+                                       "app_pid": running_pid(Path(f"{database}.lock"))}
+    if database_report["exists"]:
+        try:
+            store = Store.open_read_only(database)
+            try:
+                database_report.update(readable=True, sessions=len(store.sessions()))
+            finally:
+                store.close()
+        except (StoreError, sqlite3.Error) as exc:
+            database_report["error"] = str(exc)
     return {
         "platform": {"system": platform.system(), "machine": platform.machine(),
                      "python": platform.python_version(), "raspberry_pi": is_raspberry_pi(),
-                     "model": board_model()},
+                     "model": board_model(), "picamera2": picamera2_report()},
         "gpio": gpio,
         "serial_ports": serial_ports,
         "video_devices": list_video_devices(),
         "config": {"path": str(path), "exists": path.exists(), "valid": config_error is None,
                    "error": config_error},
-        "database": {"path": str(database), "exists": database.exists()},
+        "database": database_report,
         "display": display_status(),
     }
 
@@ -1102,6 +1126,7 @@ def _doctor_text(report: dict[str, Any]) -> str:
                          if isinstance(ports, list) and ports else str(ports.get("error", "none"))
                          if isinstance(ports, dict) else "none"),
         "video:     " + (", ".join(v["device"] for v in report["video_devices"]) or "none"),
+        "pi camera: " + (p["picamera2"]["problem"] or "picamera2 loads"),
         f"config:    {c['path']} ({'found' if c['exists'] else 'not there: defaults'}"
         f"{'' if c['valid'] else ', INVALID: ' + str(c['error'])})",
         f"database:  {report['database']['path']}",

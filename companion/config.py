@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import difflib
 import math
+import os
 import re
-import tomllib
+import stat
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,9 +19,11 @@ from typing import Any
 
 import platformdirs
 
-from companion.errors import ConfigError
+from companion.atomic import write_atomic
+from companion.documents import DocumentError, decode_utf8, parse_toml, read_capped
+from companion.errors import ConfigError, quote
 from companion.pin import CONFIG_MIN_COST_N, PinError, parse_pin_hash
-from companion.timers import MAX_TIMER_S
+from companion.timers import MAX_TIMER_S, MIN_TIMER_S
 
 APP_NAME = "table-companion"
 BCM_PINS = range(0, 28)  # GPIO0..GPIO27 on the 40-pin header
@@ -51,10 +54,17 @@ def _number(value: Any) -> float:
 
 
 def seconds(*, allow_zero: bool = False, at_most: float = MAX_TIMER_S) -> Check:
+    """A duration as a TOML number of seconds. A timer's (the default *at_most*, a day) is
+    held to what a typed one is, 1 s to 24 h (or 0 where *allow_zero*); a hardware timing with
+    its own smaller *at_most* (the button's hold and bounce, the alarm) may be under 1 s."""
+    at_least = MIN_TIMER_S if at_most == MAX_TIMER_S else 0.0
+
     def check(value: Any) -> float:
         s = _number(value)
         if s < 0 or (s == 0 and not allow_zero):
             raise _Bad("must not be negative" if allow_zero else "must be a positive number of seconds")
+        if at_least and (0 < s < at_least or s > at_most):
+            raise _Bad(f"must be {'0 or ' if allow_zero else ''}from {at_least:g} s to {at_most:g} s (24 h)")
         if s > at_most:
             raise _Bad(f"must be at most {at_most:g} s")
         return s
@@ -64,7 +74,7 @@ def seconds(*, allow_zero: bool = False, at_most: float = MAX_TIMER_S) -> Check:
 def seconds_list(value: Any) -> tuple[float, ...]:
     if not isinstance(value, list):
         raise _Bad("must be a list of seconds, like [10, 3]")
-    positive = seconds()
+    positive = seconds()  # each 1 s to 24 h, as a timer's length
     return tuple(sorted({positive(v) for v in value}, reverse=True))
 
 
@@ -244,40 +254,39 @@ def defaults() -> Config:
 def load_config(path: Path | None) -> Config:
     """Read *path*, or the default file when *path* is None (all defaults if that is missing).
 
-    :raises ConfigError: for a missing named file, bad TOML, an unknown key, or a bad value.
+    At most 1 MiB is read (:func:`companion.documents.read_capped`), as strict UTF-8.
+
+    :raises ConfigError: for a missing named file, one too large, bad TOML, an unknown key, or
+        a bad value.
     """
     chosen = path if path is not None else default_config_path()
     try:
-        raw = chosen.read_bytes()
+        source_text = decode_utf8(read_capped(chosen, "a config file"))
     except FileNotFoundError:
         if path is None:
             return Config(defaults().values, source=None)
         raise ConfigError(str(chosen), None, "no such file") from None
     except OSError as exc:
         raise ConfigError(str(chosen), None, f"cannot read it ({exc.strerror})") from None
-    try:
-        source_text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ConfigError(str(chosen), None, "not UTF-8 text") from None
+    except DocumentError as exc:
+        raise ConfigError(str(chosen), None, exc.why) from None
     return parse_config(source_text, str(chosen), source=chosen)
-
-
-_TOML_LINE = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 
 def parse_config(source_text: str, name: str = "<config>", *, source: Path | None = None) -> Config:
     """Check a TOML document against :data:`SCHEMA`.
 
+    The TOML is read within :mod:`companion.documents`' limits (64 levels, 64-bit integers).
+
     :raises ConfigError: naming the key and, where the file shows it, the line.
     """
     try:
-        doc = tomllib.loads(source_text)
-    except tomllib.TOMLDecodeError as exc:
-        msg = str(exc)
-        m = _TOML_LINE.search(msg)
-        line = int(m.group(1)) if m else None
-        raise ConfigError(name, None, f"not valid TOML: {_TOML_LINE.sub('', msg).strip()}",
-                          line) from None
+        doc = parse_toml(source_text)
+    except DocumentError as exc:
+        line = exc.line
+        if line is None and exc.key is not None:  # a number in a list is found by the list's key
+            line = key_lines(source_text).get(exc.key.split("[", 1)[0])
+        raise ConfigError(name, exc.key, exc.why, line) from None
     lines = key_lines(source_text)
 
     def fail(key: str, why: str) -> ConfigError:
@@ -302,7 +311,7 @@ def parse_config(source_text: str, name: str = "<config>", *, source: Path | Non
                     try:
                         presets[preset] = seconds()(secs)
                     except _Bad as bad:
-                        raise fail(ppath, f"{bad} (got {secs!r})") from None
+                        raise fail(ppath, f"{bad} (got {quote(secs)})") from None
                 continue
             spec = _KEYS.get(path)
             if path in RETIRED:
@@ -312,7 +321,7 @@ def parse_config(source_text: str, name: str = "<config>", *, source: Path | Non
             try:
                 values[path] = spec.check(value)
             except _Bad as bad:
-                raise fail(path, f"{bad} (got {value!r})") from None
+                raise fail(path, f"{bad} (got {quote(value)})") from None
     _check_pins(values, lines, fail)
     return Config(values, presets, source)
 
@@ -342,7 +351,7 @@ def _unknown(path: str, known: set[str], what: str) -> str:
     return f"unknown {what}{hint}"
 
 
-_HEADER = re.compile(r"^\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
+_HEADER = re.compile(r"^\[\[?([^\]]+)\]\]?\s*(?:#.*)?$")  # linear: no two parts compete for a space
 _PART = r"""(?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*')"""
 _ASSIGN = re.compile(rf"^({_PART}(?:\s*\.\s*{_PART})*)\s*=")
 
@@ -378,15 +387,14 @@ def save_settings(path: Path, changes: Mapping[str, Any], *, remove: Iterable[st
     file at *path*, keeping the host's comments and layout (tomlkit), and return the new config.
     Keys in *remove* (such as a :data:`RETIRED` one) are taken out of the file if there.
 
-    The whole file is checked before it is written, and written atomically with the old file's
-    permissions and owner (it may hold the admin PIN's hash): a bad value or a pulled plug leaves
-    the old file as it was. ``None`` is written as ``false`` (not wired).
+    The whole file is checked before it is written, and written atomically
+    (:func:`companion.atomic.write_atomic`: a temporary file in the same folder, synced, renamed
+    over, the folder synced): a bad value or a pulled plug leaves the old file as it was. A new
+    file is 0600; an existing one keeps its permissions and owner, but one that holds the admin
+    PIN's hash and that anyone may read becomes 0600. ``None`` is written as ``false`` (not wired).
 
     :raises ConfigError: for a value the schema refuses, or a file that cannot be written.
     """
-    import os
-    import stat
-
     import tomlkit
 
     try:
@@ -410,19 +418,28 @@ def save_settings(path: Path, changes: Mapping[str, Any], *, remove: Iterable[st
         table[name] = False if value is None else list(value) if isinstance(value, tuple) else value
     text = tomlkit.dumps(doc)
     config = parse_config(text, str(path), source=path)
-    tmp = path.with_name(path.name + ".tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        if path.exists():
-            old = path.stat()
-            os.chmod(tmp, stat.S_IMODE(old.st_mode))
-            if os.geteuid() == 0:  # root editing the kiosk's config: it stays its user's
-                os.chown(tmp, old.st_uid, old.st_gid)
-        os.replace(tmp, path)
+        mode, owner = _config_file_mode(path, holds_secret=bool(config["ui.admin_pin_hash"]))
+        write_atomic(path, text.encode("utf-8"), mode, owner=owner)
     except OSError as exc:
-        raise ConfigError(str(path), None, f"cannot write it ({exc.strerror})") from None
+        raise ConfigError(str(path), None, f"cannot write it ({exc.strerror or exc})") from None
     return config
+
+
+def _config_file_mode(path: Path, *, holds_secret: bool) -> tuple[int, tuple[int, int] | None]:
+    """The permission bits and owner the config file at *path* is written with.
+
+    A new file is 0600. An existing one keeps its mode, unless it holds the admin PIN's hash and
+    anyone may read it: then it is 0600 (the scrypt hash of a 4-digit PIN is only 10,000 guesses
+    from the PIN). A mode that already shuts others out, such as the kiosk's 0640, is kept. Root
+    editing another user's file (the kiosk's) gives the new file that owner back.
+    """
+    try:
+        old = path.stat()
+    except FileNotFoundError:
+        return 0o600, None
+    mode = stat.S_IMODE(old.st_mode)
+    if holds_secret and mode & 0o007:
+        mode &= 0o700
+    return mode, (old.st_uid, old.st_gid) if os.geteuid() == 0 else None
