@@ -1,14 +1,41 @@
-"""Shared fixtures: a fake clock, gpiozero's MockFactory, and no ERROR log left unnoticed."""
+"""Shared fixtures: a fake clock, gpiozero's MockFactory, and no ERROR log left unnoticed; every
+test's time limit made room for by the machine's slowdown (tests/slowdown.py)."""
 
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Iterator
 
 import pytest
 from gpiozero.pins.mock import MockFactory, MockPWMPin
+from hypothesis import HealthCheck, settings
 
 from companion.events import EventBus
+from tests.slowdown import SLOWDOWN, scaled
+
+# No property is timed: Hypothesis's own per-example deadline (200 ms) and its "too slow" health
+# check would fail a test for the machine's speed, not the code's. Tests that set their own
+# settings keep them; these are the defaults under them.
+settings.register_profile("companion", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("companion")
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return f"COMPANION_TEST_SLOWDOWN={SLOWDOWN:g}: every time limit x{SLOWDOWN:g}"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """pytest-timeout's limit of each test (its own ``timeout`` mark, else ``--timeout``,
+    PYTEST_TIMEOUT or pyproject's ``timeout``), in desktop seconds, times the slowdown."""
+    default = config.getoption("timeout", None) or os.environ.get("PYTEST_TIMEOUT") or config.getini("timeout")
+    for item in items:
+        mark = item.get_closest_marker("timeout")
+        base = (mark.kwargs.get("timeout", mark.args[0] if mark.args else None) if mark is not None else default)
+        if not base or float(base) <= 0:
+            continue  # no limit stays no limit
+        others = {k: v for k, v in (mark.kwargs.items() if mark is not None else ()) if k != "timeout"}
+        item.add_marker(pytest.mark.timeout(scaled(float(base)), **others), append=False)
 
 
 class FakeClock:

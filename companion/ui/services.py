@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from companion.clock import MonotonicClock
+from companion.clock import Clock
 from companion.config import Config, save_settings
 from companion.events import EventBus
 from companion.session import Player, TableSession
@@ -33,7 +33,8 @@ class Services:
     config_path: Path
     store: Store
     bus: EventBus
-    clock: MonotonicClock
+    clock: Clock
+    """Monotonic seconds for everything the screens time: the real clock, or one a test moves."""
     session: TableSession | None = None
     unlocked: bool = False
     camera_check: Callable[[], dict[str, Any]] | None = None

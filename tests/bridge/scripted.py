@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from firmware_bridge.firmware import accessory_proto as proto
+from tests.slowdown import scaled
 
 Check = Callable[[bytes], bool]
 
@@ -103,8 +104,9 @@ class ScriptedDevice:
                 self._write(reply_type, reply_payload)
 
     def assert_done(self, timeout_s: float = 3.0) -> None:
-        """Every expected frame came, in order, and nothing else did."""
-        deadline = time.monotonic() + timeout_s
+        """Every expected frame came, in order, and nothing else did (waited for up to
+        *timeout_s* desktop seconds, scaled by the slowdown)."""
+        deadline = time.monotonic() + scaled(timeout_s)
         while time.monotonic() < deadline and any(s.seen is None for s in self._script) and not self.errors:
             self._stop.wait(0.005)
         missing = [proto.TYPE_NAMES.get(s.mtype) for s in self._script if s.seen is None]

@@ -1,6 +1,7 @@
 """The host bridge against real ptys: a scripted device, and the simulator running the firmware's code.
 
-These tests wait on conditions (bounded), never for a fixed time.
+These tests wait on conditions, never for a fixed time; each wait's bound is in desktop seconds,
+scaled by the slowdown (tests/slowdown.py): only how long to wait before saying it never came.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from firmware_bridge.accessory import AccessoryBridge, AccessoryStatus, StatusRe
 from firmware_bridge.firmware import accessory_proto as proto
 from firmware_bridge.gpio import ButtonActions
 from firmware_bridge.simulator import Faults, Simulator
+from tests.slowdown import scaled
 
 from .scripted import ScriptedDevice
 
@@ -31,7 +33,8 @@ HELLO_REPLY = proto.pack_device_hello(1, proto.FLAG_REPLY, 31, 8, "scripted-1", 
 
 
 def wait_for(predicate: Callable[[], bool], timeout_s: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout_s
+    """True once *predicate* holds; False if *timeout_s* desktop seconds (scaled) pass first."""
+    deadline = time.monotonic() + scaled(timeout_s)
     while not predicate():
         if time.monotonic() > deadline:
             return False
@@ -70,12 +73,12 @@ def core() -> Core:
 def running(sim: Simulator) -> Iterator[Simulator]:
     thread = threading.Thread(target=sim.run, daemon=True)
     thread.start()
-    assert sim.ready.wait(5)
+    assert sim.ready.wait(scaled(5))
     try:
         yield sim
     finally:
         sim.stop()
-        thread.join(5)
+        thread.join(scaled(5))
 
 
 @contextlib.contextmanager
@@ -192,26 +195,33 @@ def test_soak_10000_commands_through_a_noisy_line(core: Core) -> None:
         device = sim.device
         assert device.state == proto.STATE_RUNNING and device.name == "soak"
         assert device.run == bridge.protocol.shown.run  # type: ignore[union-attr]
-        assert abs(device.remaining_ms(now_ms) - board["soak"].remaining_s(clock.now()) * 1000) < 100
+        assert abs(device.remaining_ms(now_ms) - board["soak"].remaining_s(clock.now()) * 1000) < scaled(0.1) * 1000
         assert bridge.status.is_connected and bridge.connections == 1
         assert sim.incoming.corrupted > 0 and sim.outgoing.dropped > 0 and device.link.bad_frames > 0
 
 
+PLUGGED_S = scaled(4.0)
+"""How long the simulator stays plugged in between pulls: longer than the resync may take, so
+no second pull comes before the check is done, on any machine."""
+
+
 def test_unplug_and_replug_resynchronises_the_running_timer_within_2_s(core: Core) -> None:
-    sim = Simulator(faults=Faults(unplug_every_s=1.0, unplug_for_s=0.5))
+    sim = Simulator(faults=Faults(unplug_every_s=PLUGGED_S, unplug_for_s=0.5))
     with mirrored(sim, core) as (bridge, board, clock):
         board.add("t", 120)
         board.start("t")
-        assert wait_for(lambda: sim.port is None, 3)  # pulled
-        assert wait_for(lambda: not bridge.status.is_connected, 2)
-        core.drain()
-        assert any(s.state == "disconnected" for s in core.statuses)
-        assert wait_for(lambda: sim.port is not None, 3)  # back, a fresh device
+        assert wait_for(lambda: sim.port is None, PLUGGED_S + 5)  # pulled
+        assert wait_for(lambda: not bridge.status.is_connected, 5)
+        # the core hears of it through its queue, a moment after the status changed: wait for that
+        assert wait_for(lambda: (core.drain(), any(s.state == "disconnected" for s in core.statuses))[1], 5)
+        assert wait_for(lambda: sim.port is not None, 5)  # back, a fresh device
         back = time.monotonic()
         assert wait_for(lambda: sim.device.state == proto.STATE_RUNNING, 2.0)
         resync_s = time.monotonic() - back
-        assert resync_s <= 2.0
-        assert abs(sim.device.remaining_ms(clock.now() * 1000) - board["t"].remaining_s(clock.now()) * 1000) < 100
+        assert resync_s <= scaled(2.0)
+        assert sim.boots == 2  # the same replug: no second pull came in between
+        assert abs(sim.device.remaining_ms(clock.now() * 1000) - board["t"].remaining_s(clock.now()) * 1000) \
+            < scaled(0.1) * 1000
         assert board["t"].phase is Phase.RUNNING  # the app's timer never noticed
 
 

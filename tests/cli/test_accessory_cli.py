@@ -4,67 +4,28 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import subprocess
 import sys
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.processes import Lines, run, runtime_dir
+
+__all__ = ["Lines", "companion", "env"]  # Lines lives in tests/processes.py; other tests take it from here too
+
 
 def env(tmp_path: Path) -> dict[str, str]:
-    """A private runtime dir, so no other simulator is found by ``auto``."""
-    runtime = tmp_path / "run"
-    runtime.mkdir(exist_ok=True)
-    return {**os.environ, "XDG_RUNTIME_DIR": str(runtime)}
+    """A private runtime dir, so no other simulator is found by ``auto`` (and this test's
+    simulator is found by no other test's ``auto``)."""
+    return {**os.environ, "XDG_RUNTIME_DIR": runtime_dir(tmp_path / "run")}
 
 
 def companion(tmp_path: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "companion", *args], capture_output=True, text=True,
-                          timeout=timeout, env=env(tmp_path))
-
-
-class Lines:
-    """A process's stdout lines, read on a thread, waited for with a timeout."""
-
-    def __init__(self, proc: subprocess.Popen[str]) -> None:
-        self.proc = proc
-        self.seen: list[str] = []
-        self._q: queue.SimpleQueue[str | None] = queue.SimpleQueue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self._q.put(line)
-        self._q.put(None)
-
-    def next(self, timeout_s: float = 10) -> str:
-        line = self._q.get(timeout=timeout_s)
-        assert line is not None, "the process ended"
-        self.seen.append(line)
-        return line
-
-    def drain(self) -> list[str]:
-        """Every line so far (waits for none)."""
-        while True:
-            try:
-                line = self._q.get_nowait()
-            except queue.Empty:
-                return self.seen
-            if line is not None:
-                self.seen.append(line)
-
-    def until(self, pred: Any, timeout_s: float = 10) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout_s
-        while True:
-            record: dict[str, Any] = json.loads(self.next(max(0.01, deadline - time.monotonic())))
-            if pred(record):
-                return record
+    """``companion ARGS``, given *timeout* desktop seconds (scaled); a hang fails with its stderr."""
+    return run([sys.executable, "-m", "companion", *args], timeout_s=timeout, env=env(tmp_path))
 
 
 @pytest.fixture
@@ -72,21 +33,17 @@ def simulator(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], Lines, st
     proc = subprocess.Popen([sys.executable, "-m", "companion", "accessory", "simulate", "--json"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=env(tmp_path))
-    lines = Lines(proc)
-    first = json.loads(lines.next(15))
-    assert set(first) == {"port"}
+    lines = Lines(proc, "the simulator")
     try:
+        first = json.loads(lines.next(15))
+        assert set(first) == {"port"}
         yield proc, lines, first["port"]
-    finally:
         if proc.poll() is None:
-            assert proc.stdin is not None
-            proc.stdin.write("quit\n")
-            proc.stdin.flush()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            lines.write("quit\n")
+            assert lines.wait(10) == 0, lines.stderr
         assert not os.path.exists(first["port"])  # the pty's link goes with it
+    finally:
+        lines.stop()
 
 
 def test_status_json_names_the_device(simulator: tuple[Any, Lines, str], tmp_path: Path) -> None:
@@ -127,37 +84,35 @@ def test_accessory_bad_input_is_one_line_exit_2(tmp_path: Path, args: list[str],
 
 def test_timer_and_simulator_count_down_together_and_its_button_pauses(
         simulator: tuple[subprocess.Popen[str], Lines, str], tmp_path: Path) -> None:
-    sim, shown, port = simulator
+    """Both count real seconds (two processes, each on its own monotonic clock): every wait is
+    for the next line either prints, and the checks are on what the lines say."""
+    _sim, shown, port = simulator
     config = tmp_path / "config.toml"
     config.write_text("[timer]\nwarnings_s = [1]\n")
     timer = subprocess.Popen([sys.executable, "-m", "companion", "--config", str(config), "timer", "5",
                               "--accessory", port, "--json", "--gpio", "off"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(tmp_path))
-    events = Lines(timer)
+    events = Lines(timer, "companion timer")
     try:
         start = json.loads(events.next(15))
         assert start["event"] == "start"
         running = shown.until(lambda v: v["state"] == "running" and v["link"] == "up")
-        assert running["display"] in (" 005", " 004")
+        assert running["display"] in (" 005", " 004"), running
         shown.until(lambda v: v["display"] == " 003")  # it counts down by itself, second by second
-        assert sim.stdin is not None
-        sim.stdin.write("press\n")  # the simulator's button
-        sim.stdin.flush()
-        paused = json.loads(events.next(5))
-        assert paused["event"] == "paused"
+        shown.write("press\n")  # the simulator's button
+        paused = json.loads(events.next())
+        assert paused["event"] == "paused", paused
         on_device = shown.until(lambda v: v["state"] == "paused")
         assert on_device["display"] == f"{0:2d}{int(-(-paused['remaining_s'] // 1)):02d}"
-        sim.stdin.write("press\n")
-        sim.stdin.flush()
-        assert json.loads(events.next(5))["event"] == "resumed"
+        shown.write("press\n")
+        assert json.loads(events.next())["event"] == "resumed"
         shown.until(lambda v: v["state"] == "running")
-        assert json.loads(events.next(10))["event"] == "warning"
-        assert json.loads(events.next(10))["event"] == "expired"
-        assert timer.wait(10) == 0
+        assert json.loads(events.next())["event"] == "warning"
+        assert json.loads(events.next())["event"] == "expired"
+        assert events.wait() == 0, events.stderr
         shown.until(lambda v: v["state"] == "expired")
     finally:
-        if timer.poll() is None:
-            timer.kill()
+        events.stop()
     views = [json.loads(line) for line in shown.seen[1:]]
     seconds = [int(v["display"]) for v in views if v["state"] in ("running", "paused")]
     assert seconds == sorted(seconds, reverse=True)  # never back up, through the pause too

@@ -2,7 +2,8 @@
 
 The oracles below are written straight from the rule digests (shared/rules), in the plainest
 code that does the job, and share nothing with companion/games but the JSON shape. Hypothesis
-feeds both thousands of random tables that the box could hold.
+feeds both thousands of random tables that the box could hold (2,000 each on a desktop; fewer,
+divided by COMPANION_TEST_SLOWDOWN, on a slower machine: tests/slowdown.py).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.games import drakon, gold
+from tests.slowdown import examples
 
 # -- Gold! -------------------------------------------------------------------------------------------
 
@@ -72,7 +74,7 @@ def gold_tables(draw: st.DrawFn) -> dict:
     return {"players": players}
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=examples(2000), deadline=None)
 @given(gold_tables())
 def test_gold_score_agrees_with_the_oracle(doc: dict) -> None:
     assert gold.score_document(doc) == gold_oracle(doc["players"])
@@ -117,7 +119,7 @@ def drakon_tables(draw: st.DrawFn) -> dict:
     return {"variant": variant, "players": players}
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=examples(2000), deadline=None)
 @given(drakon_tables())
 def test_drakon_score_agrees_with_the_oracle(doc: dict) -> None:
     assert drakon.score_document(doc) == drakon_oracle(doc["variant"], doc["players"])

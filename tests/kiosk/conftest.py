@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.processes import run
 from tests.ui.conftest import display  # noqa: F401 - the X display the kiosk's app tests need
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,8 +56,9 @@ def listing(root: Path, *, times: bool = False) -> dict[str, tuple[object, ...]]
 
 def companion(*args: str, stdin: str | None = None, env: dict[str, str] | None = None,
               timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "companion", *args], capture_output=True, text=True,
-                          input=stdin, timeout=timeout, env={**os.environ, **(env or {})}, cwd=ROOT)
+    """``companion ARGS``, given *timeout* desktop seconds (scaled); a hang fails with its stderr."""
+    return run([sys.executable, "-m", "companion", *args], input=stdin, timeout_s=timeout,
+               env={**os.environ, **(env or {})}, cwd=ROOT)
 
 
 def verify_root(staged: Path, into: Path, programs: list[str]) -> Path:

@@ -5,21 +5,10 @@ from __future__ import annotations
 import os
 import select
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
-from tests.ui.kit import find, result, screen, tap
-
-
-class SkewClock:
-    """The real monotonic clock plus a jump the journey makes: the PIN lock-out without waiting it out."""
-
-    def __init__(self) -> None:
-        self.skew = 0.0
-
-    def now(self) -> float:
-        return time.monotonic() + self.skew
+from tests.ui.kit import find, journey_clock, result, screen, tap
 
 
 def listening_sockets() -> list[str]:
@@ -86,8 +75,7 @@ async def tap_in_list(app: Any, button: Any) -> None:
 
 async def pin_and_shutdown(app: Any) -> None:
     """Three wrong PINs lock the pad (even the right one waits), then the host shuts the table down."""
-    clock = SkewClock()
-    app.svc.clock = clock
+    clock = journey_clock(app)  # the app's clock, which only the journey moves
     runtime = Path(os.environ["RUNTIME_DIRECTORY"])
     await tap(app, find(app, "TouchButton", "Settings"))
     settings = screen(app, "settings")
@@ -99,7 +87,10 @@ async def pin_and_shutdown(app: Any) -> None:
     assert settings.message == "Too many wrong PINs: try again in 30 s", settings.message
     await enter_pin(app, "2468")
     assert settings.ids.pages.current == "locked" and settings.message.startswith("Too many wrong PINs")
-    clock.skew += 31
+    clock.advance(29.9)
+    await enter_pin(app, "2468")
+    assert settings.ids.pages.current == "locked", "the lock-out is 30 s"
+    clock.advance(0.2)
     await enter_pin(app, "2468")
     assert settings.ids.pages.current == "settings", settings.message
     await tap_in_list(app, find(app, "TouchButton", "Shut down"))

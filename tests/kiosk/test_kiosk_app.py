@@ -16,6 +16,8 @@ from companion.pin import CONFIG_MIN_COST_N, hash_pin
 from kiosk import units
 from kiosk.units import KioskOptions
 from tests.kiosk.conftest import ROOT, companion
+from tests.processes import Lines, finish, run, runtime_dir, tail
+from tests.slowdown import scaled
 
 DRIVER = Path(__file__).with_name("driver.py")
 WATCHDOG_USEC = 400_000  # a 0.4 s watchdog: the app says it is alive every 0.1 s
@@ -31,7 +33,8 @@ def kiosk_files(tmp_path: Path, rotate: int = 0) -> tuple[Path, Path, dict[str, 
     ini = tmp_path / "kivy.ini"
     panel = "touch-display-2" if rotate else None
     ini.write_text(units.kivy_settings(KioskOptions(user="pi", companion="/c", rotate=rotate, panel=panel)))
-    env = {"XDG_DATA_HOME": str(tmp_path / "xdg-data"), "XDG_CONFIG_HOME": str(tmp_path / "xdg-config")}
+    env = {"XDG_DATA_HOME": str(tmp_path / "xdg-data"), "XDG_CONFIG_HOME": str(tmp_path / "xdg-config"),
+           "XDG_RUNTIME_DIR": runtime_dir(tmp_path / "xdg-run")}  # its accessory's auto finds no test's simulator
     return config, ini, env
 
 
@@ -44,7 +47,7 @@ def no_errors(stderr: str) -> None:
     """Any ERROR or CRITICAL log line fails, but Kivy's cut buffer probe (above)."""
     errors = [line for line in stderr.splitlines()
               if line.startswith(("ERROR:", "CRITICAL:", "Traceback")) and not line.startswith(KIVY_CUTBUFFER)]
-    assert errors == [], stderr[-3000:]
+    assert errors == [], tail(stderr)
 
 
 def results(stdout: str) -> list[dict]:
@@ -53,13 +56,15 @@ def results(stdout: str) -> list[dict]:
 
 def drive(journey: str, tmp_path: Path, display: str, rotate: int = 0,
           env: dict[str, str] | None = None) -> list[dict]:
+    """Run *journey* in a fresh driver process (its stderr shown if it fails or hangs)."""
     config, ini, base = kiosk_files(tmp_path, rotate)
-    done = subprocess.run([sys.executable, str(DRIVER), journey, str(config), str(ini)], capture_output=True,
-                          text=True, timeout=120, cwd=ROOT,
-                          env={**os.environ, **base, **(env or {}), "DISPLAY": display})
-    assert done.returncode == 0, done.stderr[-3000:]
-    no_errors(done.stderr)
-    return results(done.stdout)
+    proc = subprocess.Popen([sys.executable, str(DRIVER), journey, str(config), str(ini)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            env={**os.environ, **base, **(env or {}), "DISPLAY": display})
+    out, err = finish(proc, f"kiosk journey {journey}", 100)
+    assert proc.returncode == 0, tail(err)
+    no_errors(err)
+    return results(out)
 
 
 @pytest.mark.parametrize("rotate", [0, 90])
@@ -75,6 +80,9 @@ def test_kiosk_app_pin_locks_out_then_the_host_shuts_down(tmp_path: Path, displa
 
 
 def test_kiosk_app_watchdog_is_fed_by_the_ui_loop_and_stops_when_it_blocks(tmp_path: Path, display: str) -> None:
+    """Waits are for datagrams and lines (deadlines scaled by the slowdown). The one wait that
+    must see nothing, while the loop stands still, cannot pass by luck: the loop is blocked on
+    the test's next word, so nothing can come however long it waits."""
     config, ini, env = kiosk_files(tmp_path)
     address = tmp_path / "notify"
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -83,14 +91,20 @@ def test_kiosk_app_watchdog_is_fed_by_the_ui_loop_and_stops_when_it_blocks(tmp_p
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, **env, "DISPLAY": display, "NOTIFY_SOCKET": str(address),
                                  "WATCHDOG_USEC": str(WATCHDOG_USEC)})
-    assert proc.stdin is not None and proc.stdout is not None
+    app = Lines(proc, "the kiosk's app")
+
+    def datagram(timeout_s: float) -> bytes:
+        sock.settimeout(scaled(timeout_s))
+        try:
+            return sock.recv(4096)
+        except TimeoutError:
+            app.fail(f"no notification in {scaled(timeout_s):g} s")
+
     try:
-        sock.settimeout(60)
-        assert sock.recv(4096) == b"READY=1\nSTATUS=running"
-        assert [sock.recv(4096) for _ in range(3)] == [b"WATCHDOG=1"] * 3  # the loop runs: it says so
-        proc.stdin.write("block\n")
-        proc.stdin.flush()
-        assert proc.stdout.readline() == "BLOCKING\n"
+        assert datagram(60) == b"READY=1\nSTATUS=running"
+        assert [datagram(10) for _ in range(3)] == [b"WATCHDOG=1"] * 3  # the loop runs: it says so
+        app.write("block\n")
+        assert app.next(30) == "BLOCKING\n"
         sock.setblocking(False)
         while True:  # what the loop sent before it printed BLOCKING is already queued: drain it
             try:
@@ -100,21 +114,15 @@ def test_kiosk_app_watchdog_is_fed_by_the_ui_loop_and_stops_when_it_blocks(tmp_p
         sock.settimeout(3 * WATCHDOG_USEC / 1e6)  # three whole periods: systemd would have killed it
         with pytest.raises(TimeoutError):
             sock.recv(4096)
-        proc.stdin.write("go\n")
-        proc.stdin.flush()
-        sock.settimeout(30)
-        assert sock.recv(4096) == b"WATCHDOG=1"  # the loop runs again, and says so
-        proc.stdin.write("done\n")
-        proc.stdin.flush()
-        out, err = proc.communicate(timeout=60)
+        app.write("go\n")
+        assert datagram(30) == b"WATCHDOG=1"  # the loop runs again, and says so
+        app.write("done\n")
+        assert app.wait(60) == 0, tail(app.stderr)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-        sock.settimeout(5)
-    assert proc.returncode == 0, err[-3000:]
+        app.stop()
+    err = app.stderr
     no_errors(err)
-    assert results(out) == [{"ok": True}]
+    assert results("".join(app.drain())) == [{"ok": True}]
     rest = []
     sock.setblocking(False)
     while True:
@@ -122,7 +130,7 @@ def test_kiosk_app_watchdog_is_fed_by_the_ui_loop_and_stops_when_it_blocks(tmp_p
             rest.append(sock.recv(4096))
         except BlockingIOError:
             break
-    assert rest[-1:] == [b"STOPPING=1"] and set(rest[:-1]) <= {b"WATCHDOG=1"}  # and nothing after it
+    assert rest[-1:] == [b"STOPPING=1"] and set(rest[:-1]) <= {b"WATCHDOG=1"}, (rest, tail(err))  # nothing after
     sock.close()
 
 
@@ -130,8 +138,8 @@ def test_kiosk_run_without_a_display_is_one_line_and_kept_for_the_fallback(tmp_p
     config, ini, env = kiosk_files(tmp_path)
     env = {k: v for k, v in {**os.environ, **env}.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY",
                                                                        "SDL_VIDEODRIVER")}
-    done = subprocess.run([sys.executable, "-m", "companion", "kiosk", "run", "--config", str(config),
-                           "--kivy-config", str(ini)], capture_output=True, text=True, timeout=60, env=env, cwd=ROOT)
+    done = run([sys.executable, "-m", "companion", "kiosk", "run", "--config", str(config),
+                "--kivy-config", str(ini)], timeout_s=60, env=env, cwd=ROOT)
     message = ("no display: the kiosk's unit sets SDL_VIDEODRIVER=kmsdrm (or runs under cage); elsewhere run it "
                "on a virtual display with xvfb-run")
     assert (done.returncode, done.stderr) == (2, f"companion: {message}\n")

@@ -6,11 +6,15 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.processes import tail
+from tests.slowdown import scaled
 
 
 @pytest.fixture(scope="session")
@@ -21,14 +25,20 @@ def display() -> Iterator[str]:
     if shutil.which("Xvfb") is None:
         pytest.skip("no display and no Xvfb: run ./scripts/test, which installs and starts one")
     number = 90 + os.getpid() % 100
+    log = tempfile.TemporaryFile()  # noqa: SIM115 - Xvfb's stderr, read if it fails to start
     proc = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0", "1280x1280x24", "-nolisten", "tcp"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(50):
-        if Path(f"/tmp/.X11-unix/X{number}").exists():
-            break
-        time.sleep(0.1)
+                            stdout=subprocess.DEVNULL, stderr=log)
+    deadline = time.monotonic() + scaled(20)
+    while not Path(f"/tmp/.X11-unix/X{number}").exists():  # its socket: the server is up
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            proc.wait()
+            log.seek(0)
+            pytest.fail(f"Xvfb :{number} did not come up; its stderr:\n{tail(log.read())}")
+        time.sleep(0.05)
     try:
         yield f":{number}"
     finally:
         proc.terminate()
-        proc.wait(5)
+        proc.wait(scaled(5))
+        log.close()

@@ -3,8 +3,6 @@ status strip, the export popup's QR code, resume after a kill; and the shipped s
 
 from __future__ import annotations
 
-import json
-import os
 import signal
 import subprocess
 import sys
@@ -15,7 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.ui.test_journeys import DRIVER, ROOT, drive, scratch
+from tests.processes import Lines
+from tests.ui.test_journeys import DRIVER, ROOT, drive, first_result, journey_env, scratch
 
 QUICK = '[timer]\nwarnings_s = [3, 1.5]\n[timer.presets]\nnegotiation = 4\n[gpio]\nalarm_s = 1.0\n[ui]\nvolume = 40\n'
 
@@ -38,7 +37,7 @@ def test_ui_no_audio_device_runs_without_sound(tmp_path: Path, display: str) -> 
 
 def test_ui_strip_message_clears_after_its_time(tmp_path: Path, display: str) -> None:
     [out] = drive("strip_message_clears", scratch(tmp_path), display)
-    assert out["shown_s"] >= 5.9
+    assert out["shown_s"] == 6.0  # NOTE_S after the second message, on the app's clock
 
 
 @pytest.mark.parametrize("size", ["800x480", "720x1280"])
@@ -47,31 +46,29 @@ def test_ui_export_popup_shows_the_path_and_a_qr_of_the_link(tmp_path: Path, dis
     assert out["side"] >= 200
 
 
-def _kill_and_resume(tmp_path: Path, display: str, config: str, first: str, second: str,
-                     wait_s: float) -> tuple[dict, dict]:
-    env = {**os.environ, **scratch(tmp_path, config), "DISPLAY": display}
-    proc = subprocess.Popen([sys.executable, str(DRIVER), first], stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True, env=env)
-    assert proc.stdout is not None
-    line = ""
-    deadline = time.monotonic() + 60
-    while not line.startswith("RESULT ") and time.monotonic() < deadline:
-        line = proc.stdout.readline()
-    before = json.loads(line[7:])
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(10)
-    time.sleep(wait_s)  # the app is closed meanwhile (a real wait: the time is the monotonic clock's)
-    done = subprocess.run([sys.executable, str(DRIVER), second], capture_output=True, text=True, timeout=120,
-                          env=env)
-    assert done.returncode == 0, done.stderr[-3000:]
-    after = json.loads(next(x for x in done.stdout.splitlines() if x.startswith("RESULT "))[7:])
+def _kill_and_resume(tmp_path: Path, display: str, config: str, first: str, second: str) -> tuple[dict, dict]:
+    """*first* runs until its first RESULT, then is killed (-9); *second* starts after it. When
+    *first* reports a ``deadline_mono``, *second* starts once the system's monotonic clock (the
+    one both processes start their clocks from) has passed it: the timer ran out while closed."""
+    env = scratch(tmp_path, config)
+    killed = Lines(subprocess.Popen([sys.executable, str(DRIVER), first], stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True, env=journey_env(env, display)), first)
+    try:
+        before = first_result(killed)
+        killed.proc.send_signal(signal.SIGKILL)
+        killed.wait(10)
+    finally:
+        killed.stop()
+    while "deadline_mono" in before and time.monotonic() <= before["deadline_mono"]:
+        time.sleep(0.05)  # the system's clock passing a time: what the next start must come after
+    [after] = drive(second, env, display)
     return before, after
 
 
 def test_ui_resume_says_a_timer_ran_out_while_closed(tmp_path: Path, display: str) -> None:
     config = '[timer.presets]\nnegotiation = 3\n'
-    before, after = _kill_and_resume(tmp_path, display, config, "run_until_killed", "resume_says_it_ran_out", 3.5)
-    assert before["remaining"] > 1.0  # killed before it ran out
+    before, after = _kill_and_resume(tmp_path, display, config, "run_until_killed", "resume_says_it_ran_out")
+    assert before["remaining"] == 3  # killed before it ran out (its clock had not moved)
     assert after["session"] == before["session"]
     assert after["phase"] == "expired" and after["ran_out"] == ["negotiation"]
     assert after["screen"] == "timer" and after["selected"] == "negotiation"
@@ -80,8 +77,9 @@ def test_ui_resume_says_a_timer_ran_out_while_closed(tmp_path: Path, display: st
 
 
 def test_ui_resume_opens_the_running_timer_not_the_game(tmp_path: Path, display: str) -> None:
-    before, after = _kill_and_resume(tmp_path, display, "", "game_with_market_until_killed",
-                                     "resume_opens_the_timer", 0.5)
+    config = "[timer.presets]\nmarket = 3600\n"  # still running however long the restart takes
+    before, after = _kill_and_resume(tmp_path, display, config, "game_with_market_until_killed",
+                                     "resume_opens_the_timer")
     assert after == {"session": before["session"], "phase": "running", "screen": "timer", "selected": "market",
                      "game": "dragons-gold"}
 

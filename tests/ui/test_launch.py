@@ -12,6 +12,7 @@ import pytest
 from companion.config import Config, load_config
 from companion.errors import CompanionError
 from companion.ui.launch import CameraCalls, make_piece_reader
+from tests.slowdown import scaled
 from vision.errors import CalibrationError
 
 
@@ -39,7 +40,7 @@ def test_camera_calls_ask_the_camera_one_question_at_a_time() -> None:
         def check(self) -> dict[str, Any]:
             order.append("check in")
             inside.set()
-            assert release.wait(10)
+            assert release.wait(scaled(10))
             order.append("check out")
             return {}
 
@@ -50,7 +51,7 @@ def test_camera_calls_ask_the_camera_one_question_at_a_time() -> None:
     calls = CameraCalls(Camera())
     first = threading.Thread(target=calls.check)
     first.start()
-    assert inside.wait(10)
+    assert inside.wait(scaled(10))
 
     def read() -> None:
         asking.set()
@@ -58,10 +59,10 @@ def test_camera_calls_ask_the_camera_one_question_at_a_time() -> None:
 
     second = threading.Thread(target=read)
     second.start()
-    assert asking.wait(10)
+    assert asking.wait(scaled(10))
     release.set()
-    first.join(10)
-    second.join(10)
+    first.join(scaled(10))
+    second.join(scaled(10))
     assert order == ["check in", "check out", "read"]
 
 

@@ -10,8 +10,9 @@ import pytest
 from tests.ui.test_journeys import drive, scratch
 
 SIZES = ("800x480", "1280x720", "720x1280")
-WARNED = '[timer.presets]\nnegotiation = 12\nmarket = 600\n[gpio]\nalarm_s = 0.6\n'
-"""A negotiation long enough to see its amber (10 s left) and red (3 s) warnings on a slow display."""
+WARNED = '[timer.presets]\nnegotiation = 12\nmarket = 590\n[gpio]\nalarm_s = 0.6\n'
+"""A negotiation that shows its amber (10 s left) and red (3 s) warnings, and a market that
+reads m:ss (9:50) when the big view's digits are measured (the journey's clock stands still)."""
 LONG = '[timer.presets]\nnegotiation = 600\nmarket = 600\n'
 """Presets that cannot run out (and ring, swallowing a tap) while a slow display is driven."""
 

@@ -7,17 +7,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from tests.ui.kit import find, pin_states, result, screen, tap, until
+from tests.ui.kit import find, pass_time, pin_states, result, run_until, screen, tap
 
 
 def _clock(app: Any) -> float:
+    """The app's own clock (the one its messages and alarm go by; the journey moves it)."""
     return float(app.svc.clock.now())
-
-
-async def _wait_app_s(app: Any, seconds: float, timeout: float = 30.0) -> None:
-    """Let *seconds* pass on the app's own clock (the one its messages and alarm go by)."""
-    end = _clock(app) + seconds
-    await until(app, lambda: _clock(app) >= end, timeout=timeout)
 
 
 async def alarm_sounds_and_flashes_until_tap(app: Any) -> None:
@@ -36,12 +31,17 @@ async def alarm_sounds_and_flashes_until_tap(app: Any) -> None:
     await tap(app, timer.ids.preset_negotiation)
     volume = app.svc.config["ui.volume"] / 100
     warn = sounds.sound("warn-1")
-    await until(app, lambda: warn.state == "play", timeout=10)  # the first warning, really playing
-    assert warn.volume == volume
-    await until(app, lambda: any(name == "warn-2" for name, _s, _v in sounds.played), timeout=10)
-    await until(app, lambda: timer.phase == "expired", timeout=10)
+
+    def played(name: str) -> bool:
+        return any(n == name for n, _s, _v in sounds.played)
+
+    # Warnings at 3 s and 1.5 s left of 4 s: 1 s in, then 2.5 s in; the end at 4 s.
+    assert await run_until(app, lambda: played("warn-1"), within_s=3, step_s=0.125) == 1.0
+    assert warn.volume == volume  # ("play" was its state just after it started: really playing)
+    assert await run_until(app, lambda: played("warn-2"), within_s=3, step_s=0.125) == 1.5
+    assert await run_until(app, lambda: timer.phase == "expired", within_s=3, step_s=0.125) == 1.5
     alarm = sounds.sound("alarm")
-    await until(app, lambda: alarm.state == "play", timeout=5)
+    assert alarm.state == "play"  # on a loop until it is stopped
     assert alarm.volume == volume
     assert [(n, s, v) for n, s, v in sounds.played] == [("warn-1", "play", volume), ("warn-2", "play", volume),
                                                         ("alarm", "play", volume)]
@@ -55,7 +55,7 @@ async def alarm_sounds_and_flashes_until_tap(app: Any) -> None:
         seen.add(tuple(app.root_widget.flash))
         return _clock(app) - started > 3.6
 
-    await until(app, flashing_past_3_s, timeout=10)
+    await run_until(app, flashing_past_3_s, within_s=4.0, step_s=0.125)
     assert app.alarm == "negotiation"  # still on after 3 s: it waits for a tap
     assert tuple(FLASH_RGBA) in seen and tuple(NO_FLASH) in seen  # and it blinks
     assert alarm.state != "play"  # the sound stopped after gpio.alarm_s (1 s here)
@@ -78,8 +78,8 @@ async def silent_at_volume_zero(app: Any) -> None:
     await tap(app, find(app, "TouchButton", "Start"))
     timer = screen(app, "timer")
     await tap(app, timer.ids.preset_negotiation)
-    await until(app, lambda: timer.phase == "expired", timeout=10)
-    await until(app, lambda: app.alarm is not None, timeout=5)
+    await run_until(app, lambda: timer.phase == "expired", within_s=4.0)
+    assert app.alarm is not None
     assert list(sounds.played) == [] and sounds.sound("alarm").state == "stop"
     await tap(app, app.root_widget)
     assert app.alarm is None
@@ -95,7 +95,7 @@ async def no_audio_device(app: Any) -> None:
     await tap(app, find(app, "TouchButton", "Start"))
     timer = screen(app, "timer")
     await tap(app, timer.ids.preset_negotiation)
-    await until(app, lambda: app.alarm is not None, timeout=10)
+    await run_until(app, lambda: app.alarm is not None, within_s=4.0)
     await tap(app, app.root_widget)
     assert app.alarm is None and timer.phase == "expired"
     result(problem=sounds.problem)
@@ -117,15 +117,15 @@ async def strip_message_clears(app: Any) -> None:
     assert note.get_root_window() is not None and note.font_size >= 18
     assert app.strip.ids.gpio.get_root_window() is None  # the message has the whole strip
     assert faults(app.root_window) == []
-    await _wait_app_s(app, NOTE_S * 0.6)
+    await pass_time(app, NOTE_S * 0.6)
     assert app.strip.note == "No finished game yet"
     second = _clock(app)  # just before the second message
     await tap(app, history.ids.export_csv)
-    await until(app, lambda: _clock(app) > first + NOTE_S + 0.5, timeout=20)
+    await pass_time(app, first + NOTE_S + 0.5 - _clock(app))
     assert app.strip.note == "No finished game yet"  # the second message restarted the time
-    await until(app, lambda: app.strip.note == "", timeout=20)
+    await run_until(app, lambda: app.strip.note == "", within_s=NOTE_S, step_s=0.05)
     cleared = _clock(app)
-    assert cleared >= second + NOTE_S
+    assert second + NOTE_S <= cleared < second + NOTE_S + 0.05 + 1e-9, (second, cleared)
     await app.wait_clock_frames(2)
     gpio = app.strip.ids.gpio
     assert gpio.get_root_window() is not None and gpio.text == "GPIO: mock" and gpio.font_size >= 18
@@ -221,8 +221,9 @@ async def run_until_killed(app: Any) -> None:
     timer = screen(app, "timer")
     await tap(app, timer.ids.preset_negotiation)
     session = app.svc.session
-    result(session=session.id, remaining=session.board["negotiation"].remaining_s(session.now()))
-    await app.async_sleep(600)
+    remaining = session.board["negotiation"].remaining_s(session.now())
+    result(session=session.id, remaining=remaining, deadline_mono=session.now() + remaining)
+    await app.async_sleep(600)  # killed long before: the test waits for the RESULT line
 
 
 async def resume_says_it_ran_out(app: Any) -> None:

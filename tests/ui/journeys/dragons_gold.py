@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from typing import Any
 
-from tests.ui.kit import find, pin_states, result, screen, start_game, tap, until
+from tests.processes import run
+from tests.ui.kit import find, pass_time, pin_states, result, run_until, screen, start_game, tap, until
 
 EXAMPLE_1 = {  # shared/rules/dragons_gold.md, example 1 (A holds the black diamond)
     "A": {"silver": 6, "gold": 2, "red": 3, "black": 1, "blue": 3, "green": 2, "yellow": 1, "white": 1},
@@ -37,8 +37,9 @@ async def dragons_gold_scoring(app: Any) -> None:
             await tap(app, game.ids.advanced)  # the rules switch, in the game's top row
         assert app.svc.session.score_rules in (None, rules) and game.advanced == (rules == "advanced")
         doc = app.svc.session.score_document()
-        cli = subprocess.run([sys.executable, "-m", "companion", "score", "dragons-gold", "--json"],
-                             input=json.dumps(doc), capture_output=True, text=True, timeout=60)
+        cli = run([sys.executable, "-m", "companion", "score", "dragons-gold", "--json"],
+                  input=json.dumps(doc), timeout_s=60)
+        assert cli.returncode == 0, cli.stderr
         expected = json.loads(cli.stdout)
         shown = sheet.summary.replace("\u00a0", " ")  # no-break spaces keep a name with its score
         for player, score in expected["scores"].items():
@@ -84,9 +85,11 @@ async def dragons_gold_sharing(app: Any) -> None:
     assert sharing.text.index("Thief: P2") < sharing.text.index("Thief: P1")  # joining order
     session = app.svc.session
     assert session.board["negotiation"].is_running  # started by itself
-    await until(app, lambda: game.state().removed == 3, timeout=10)  # the time-out, by itself
-    await app.async_sleep(0.3)
-    assert 1.0 in pin_states(app, 18)  # the buzzer sounded
+    before = len(pin_states(app, 18))
+    # the time-out, by itself: the negotiation's 2 s (the test's config) on the app's clock
+    assert await run_until(app, lambda: game.state().removed == 3, within_s=4) == 2
+    # the alarm's pattern plays on gpiozero's own thread, on the real clock: wait for it
+    await until(app, lambda: 1.0 in pin_states(app, 18)[before:], what="the buzzer")
     assert all(pin_states(app, p)[-1] == 0 for p in (5, 6, 13, 19, 26, 16, 20, 21))
     assert session.board["negotiation"].phase.value == "expired"
     state = game.state()
@@ -243,12 +246,16 @@ async def dragons_gold_sharing_countdown(app: Any) -> None:
     timer = session.board["negotiation"]
     assert sharing.negotiating and timer.phase is Phase.RUNNING
     first = sharing.digits
-    assert "0:01" <= first <= "0:10", first
-    await until(app, lambda: sharing.digits < first)  # ticking down, in the dialog
-    await until(app, lambda: sharing.sand[:3] == list(THEME.amber)[:3])  # the first warning (8 s)
-    assert "0:01" <= sharing.digits <= "0:08", sharing.digits
-    await until(app, lambda: sharing.sand[:3] == list(THEME.red)[:3])  # the last warning (5 s)
-    assert "0:01" <= sharing.digits <= "0:05", sharing.digits
+    assert first == "0:10", first  # nothing has run yet: the journey moves the app's clock
+    await pass_time(app, 1.0)
+    assert sharing.digits == "0:09", sharing.digits  # ticking down, in the dialog
+    assert sharing.sand[:3] == list(THEME.primary)[:3]
+    await pass_time(app, 1.0)  # 8 s left: the first warning
+    assert sharing.sand[:3] == list(THEME.amber)[:3] and sharing.digits == "0:08", (sharing.sand, sharing.digits)
+    await pass_time(app, 2.5)
+    assert sharing.sand[:3] == list(THEME.amber)[:3] and sharing.digits == "0:06", (sharing.sand, sharing.digits)
+    await pass_time(app, 0.5)  # 5 s left: the last warning
+    assert sharing.sand[:3] == list(THEME.red)[:3] and sharing.digits == "0:05", (sharing.sand, sharing.digits)
     layout = faults(Window)
     await tap(app, sharing.ids.pause)
     timer = session.board["negotiation"]

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from companion.games.drakon_sheet import to_coins_text
 from companion.ui.lang import TR
+from tests.processes import run
 from tests.ui.journeys.gold import layout_faults, photo_layout
 from tests.ui.kit import hold, result, screen, start_game, tap, until
 
@@ -48,8 +48,8 @@ def assert_no_values(app: Any, entered: dict[str, list[int]]) -> None:
 
 
 def cli_score(doc: dict[str, Any]) -> dict[str, Any]:
-    cli = subprocess.run([sys.executable, "-m", "companion", "score", "drakon", "--json"],
-                         input=json.dumps(doc), capture_output=True, text=True, timeout=60)
+    cli = run([sys.executable, "-m", "companion", "score", "drakon", "--json"],
+              input=json.dumps(doc), timeout_s=60)
     assert cli.returncode == 0, cli.stderr
     return dict(json.loads(cli.stdout))
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from typing import Any
 
+from tests.processes import run
 from tests.ui.kit import result, screen, start_game, tap
 
 # shared/rules/gold.md §6, Example 3 (3 players): {name: (scoring pile, display)}.
@@ -85,8 +85,8 @@ def layout_faults(app: Any) -> list[str]:
 
 
 def companion_score(doc: dict[str, Any]) -> dict[str, Any]:
-    cli = subprocess.run([sys.executable, "-m", "companion", "score", "gold", "--json"],
-                         input=json.dumps(doc), capture_output=True, text=True, timeout=60)
+    cli = run([sys.executable, "-m", "companion", "score", "gold", "--json"],
+              input=json.dumps(doc), timeout_s=60)
     assert cli.returncode == 0, cli.stderr
     answer: dict[str, Any] = json.loads(cli.stdout)
     return answer

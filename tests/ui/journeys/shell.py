@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.ui.kit import find, hold, pin_states, result, screen, start_game, tap, until
+from pytest import approx
+
+from tests.ui.kit import find, hold, pass_time, pin_states, result, run_until, screen, start_game, tap, until
 
 
 async def negotiation(app: Any) -> None:
@@ -17,22 +19,24 @@ async def negotiation(app: Any) -> None:
     session = app.svc.session
     assert session.board["negotiation"].is_running
     assert pin_states(app, 5)[-1] == 1  # the LED bar is full
-    await app.async_sleep(0.6)
+    await pass_time(app, 0.6)
     await tap(app, timer.ids.toggle)  # pause
     assert timer.phase == "paused"
     left = session.board["negotiation"].remaining_s(session.now())
+    assert left == approx(6.0 - 0.6, abs=1e-6)  # exactly the 0.6 s the journey let pass
     await tap(app, timer.ids.flip)
     flipped = session.board["negotiation"].remaining_s(session.now())
-    assert abs(flipped - (6.0 - left)) < 0.01, (left, flipped)
+    assert flipped == approx(6.0 - left, abs=1e-6), (left, flipped)
     await tap(app, timer.ids.plus)
-    assert abs(session.board["negotiation"].remaining_s(session.now()) - (flipped + 10)) < 0.01
+    assert session.board["negotiation"].remaining_s(session.now()) == approx(flipped + 10, abs=1e-6)
     await tap(app, timer.ids.minus)
     await tap(app, timer.ids.toggle)  # resume
     assert timer.phase == "running"
-    await until(app, lambda: timer.phase == "expired", timeout=12)
-    await app.async_sleep(0.2)
+    before = len(pin_states(app, 18))
+    assert await run_until(app, lambda: timer.phase == "expired", within_s=12) >= flipped
+    # The alarm's pattern plays on gpiozero's own thread, on the real clock: wait for it.
+    await until(app, lambda: 1.0 in pin_states(app, 18)[before:], what="the buzzer")
     buzzer = pin_states(app, 18)
-    assert 1.0 in buzzer[-6:], buzzer  # the alarm sounded
     assert all(pin_states(app, p)[-1] == 0 for p in (5, 6, 13, 19, 26, 16, 20, 21))  # the bar drained
     assert app.alarm == "negotiation"  # the screen flashes, until a tap
     assert timer.digits == "0:00"
@@ -47,13 +51,15 @@ async def turn_clock(app: Any) -> None:
     await tap(app, turns.ids.setup)
     assert list(turns.panels) == ["Anna", "Bence", "Csilla", "Dávid"]
     await tap(app, turns.ids.next)  # starts the clock: Anna
-    await app.async_sleep(0.5)
+    await pass_time(app, 0.5)
     await tap(app, turns.ids.next)  # Bence
+    await pass_time(app, 2.0)
     await tap(app, turns.ids.next)  # Csilla
     tc = app.svc.session.turn_clock
     assert tc.player == "Csilla"
     now = app.svc.session.now()
-    assert 299.0 < tc.remaining_s("Anna", now) < 299.7, tc.remaining_s("Anna", now)
+    left = {name: tc.remaining_s(name, now) for name in ("Anna", "Bence", "Csilla")}
+    assert left == approx({"Anna": 299.5, "Bence": 298.0, "Csilla": 300.0}, abs=1e-6), left  # her turn just began
     current = [name for name, p in turns.panels.items() if p.current]
     assert current == ["Csilla"]
     result(player=tc.player)
@@ -109,11 +115,11 @@ async def undo_redo(app: Any) -> None:
     session = app.svc.session
     left = session.board["market"].remaining_s(session.now())
     await tap(app, timer.ids.plus)
-    assert abs(session.board["market"].remaining_s(session.now()) - (left + 10)) < 0.01
+    assert session.board["market"].remaining_s(session.now()) == approx(left + 10, abs=1e-6)
     await tap(app, app.nav.ids.undo)
-    assert abs(session.board["market"].remaining_s(session.now()) - left) < 0.01
+    assert session.board["market"].remaining_s(session.now()) == approx(left, abs=1e-6)
     await tap(app, app.nav.ids.redo)
-    assert abs(session.board["market"].remaining_s(session.now()) - (left + 10)) < 0.01
+    assert session.board["market"].remaining_s(session.now()) == approx(left + 10, abs=1e-6)
     await tap(app, app.nav.ids.undo)
     await tap(app, app.nav.ids.undo)  # the pause
     assert session.board["market"].is_running
@@ -137,7 +143,7 @@ async def long_press_reset(app: Any) -> None:
     await tap(app, find(app, "TouchButton", "Start"))
     timer = screen(app, "timer")
     await tap(app, timer.ids.preset_market)
-    await app.async_sleep(0.3)
+    await pass_time(app, 0.3)
     await hold(app, timer.ids.toggle)
     assert timer.phase == "idle", timer.phase
     result(ok=True)
@@ -152,7 +158,7 @@ async def run_and_wait(app: Any) -> None:
     session = app.svc.session
     result(session=session.id, remaining=session.board["negotiation"].remaining_s(session.now()),
            t_mono=session.now())
-    await app.async_sleep(600)
+    await app.async_sleep(600)  # killed long before: the test waits for the RESULT line
 
 
 async def resume(app: Any) -> None:

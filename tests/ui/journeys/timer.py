@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from tests.ui.kit import find, hold, result, screen, tap, until
+from tests.ui.kit import find, hold, result, run_until, screen, tap, until
 from tests.ui.layout import faults
 
 LANGUAGE_BUTTONS = {"en": "English", "hu": "Magyar", "ru": "Русский"}
@@ -99,7 +99,8 @@ async def paused_look(app: Any) -> None:
     assert timer.ids.toggle_label.text == "Resume"
     assert "❚❚" in timer.ids.preset_market.text  # the chip says paused too
     alphas = set()
-    await until(app, lambda: alphas.add(round(digits.color[3], 2)) or len(alphas) > 1, timeout=3)  # it blinks
+    # it blinks: BLINK_S on the app's clock between its two dim levels
+    await run_until(app, lambda: alphas.add(round(digits.color[3], 2)) or len(alphas) > 1, within_s=1.0)
     assert max(alphas) <= 0.8, alphas
     assert own_faults(app) == [], own_faults(app)
     await press(app, timer.ids.toggle)  # resume
@@ -161,12 +162,12 @@ async def big_view_journey(app: Any) -> None:
     seen = [tuple(digits.color[:3])]
     digits.bind(color=lambda _w, colour: seen.append(tuple(colour[:3])))
     await press(app, view.ids.face)  # resume
-    await until(app, lambda: digits.color[:3] == THEME.red[:3], timeout=15)
+    assert await run_until(app, lambda: digits.color[:3] == THEME.red[:3], within_s=12, step_s=0.5) == 9
     assert tuple(THEME.amber[:3]) in seen, seen  # amber came first
-    await until(app, lambda: board["negotiation"].phase.value == "expired", timeout=8)
+    assert await run_until(app, lambda: board["negotiation"].phase.value == "expired", within_s=4) == 3
     await app.wait_clock_frames(2)
     assert digits.text == "0:00" and digits.color[:3] == THEME.red[:3]
-    await until(app, lambda: view.flash[3] == 1, timeout=3)  # the app's expiry flash shows here too
+    await until(app, lambda: view.flash[3] == 1, what="the flash")  # the app's expiry flash shows here too
     await press(app, view.ids.face)  # the first tap stops the alarm
     assert board["negotiation"].phase.value == "expired"
     await press(app, view.ids.face)  # the next one starts it again

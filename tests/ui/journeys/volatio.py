@@ -9,7 +9,7 @@ from companion.games import volatio as v
 from companion.games import volatio_table as vt
 from companion.games.volatio import Dragon
 from companion.ui.theme import THEME
-from tests.ui.kit import find, result, screen, start_game, tap, until
+from tests.ui.kit import find, result, run_until, screen, start_game, tap, until
 
 MAGES = (("Anna", "red"), ("Bence", "blue"), ("Csilla", "green"))
 
@@ -259,6 +259,7 @@ async def volatio_six_follow(app: Any) -> None:
 async def volatio_fatigue_banner(app: Any) -> None:
     """A path crash Anna cannot pay for fatigues her (§5.9): the banner lists every consequence,
     at 18 px or more, none cut off, and it stays through other moves until a tap closes it."""
+    from companion.ui.app import NOTE_S
     from companion.ui.games.volatio_popups import consequences
     from companion.ui.widgets import MIN_FONT_PX
 
@@ -289,7 +290,7 @@ async def volatio_fatigue_banner(app: Any) -> None:
     assert inside(box, (0, 0, 800, 480)) and banner.height >= sum(w.height for w in shown)
     assert screen_faults() == [], screen_faults()
     await press(app, bence, "reveal")  # another move, and the strip's note comes and goes: it stays
-    await until(app, lambda: app.strip.note == "", timeout=20)
+    await run_until(app, lambda: app.strip.note == "", within_s=NOTE_S + 1)  # on the app's clock
     assert banner.shown and [w.text for w in reversed(banner.ids.lines.children)] == texts
     await tap(app, banner.ids.lines)  # a tap anywhere on it closes it
     assert not banner.shown and banner.height == 0
