@@ -391,7 +391,7 @@ def save_settings(path: Path, changes: Mapping[str, Any], *, remove: Iterable[st
     (:func:`companion.atomic.write_atomic`: a temporary file in the same folder, synced, renamed
     over, the folder synced): a bad value or a pulled plug leaves the old file as it was. A new
     file is 0600; an existing one keeps its permissions and owner, but one that holds the admin
-    PIN's hash and that anyone may read becomes 0600. ``None`` is written as ``false`` (not wired).
+    PIN's hash and that others may read becomes 0600. ``None`` is written as ``false`` (not wired).
 
     :raises ConfigError: for a value the schema refuses, or a file that cannot be written.
     """
@@ -431,15 +431,15 @@ def _config_file_mode(path: Path, *, holds_secret: bool) -> tuple[int, tuple[int
     """The permission bits and owner the config file at *path* is written with.
 
     A new file is 0600. An existing one keeps its mode, unless it holds the admin PIN's hash and
-    anyone may read it: then it is 0600 (the scrypt hash of a 4-digit PIN is only 10,000 guesses
-    from the PIN). A mode that already shuts others out, such as the kiosk's 0640, is kept. Root
-    editing another user's file (the kiosk's) gives the new file that owner back.
+    its group or anyone else may read it: then only its owner may (0640 and 0644 become 0600; the
+    scrypt hash of a 4-digit PIN is only 10,000 guesses from the PIN). Root editing another
+    user's file (the kiosk's) gives the new file that owner back.
     """
     try:
         old = path.stat()
     except FileNotFoundError:
         return 0o600, None
     mode = stat.S_IMODE(old.st_mode)
-    if holds_secret and mode & 0o007:
+    if holds_secret and mode & 0o077:
         mode &= 0o700
     return mode, (old.st_uid, old.st_gid) if os.geteuid() == 0 else None

@@ -536,7 +536,7 @@ def install(request: InstallRequest, say: Say, ask_pin: Callable[[], str]) -> Re
     owner = user if target.is_live else None  # in a staging tree, systemd's StateDirectory= chowns it
     work.ensure_dir(units.DATA_DIR, 0o750, owner)
     if not config_file.exists():
-        work.file(units.CONFIG_PATH, units.kiosk_config(pin_hash or "").encode(), 0o640, owner=owner,
+        work.file(units.CONFIG_PATH, units.kiosk_config(pin_hash or "").encode(), 0o600, owner=owner,
                   shown=units.kiosk_config("<the PIN's scrypt hash>").encode())
     elif needs_pin:
         _set_pin_hash(work, config_file, pin_hash or "", owner)

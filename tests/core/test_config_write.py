@@ -102,12 +102,14 @@ def test_config_write_with_the_hash_shuts_others_out_of_a_readable_file(tmp_path
     assert mode_of(path) == 0o600
 
 
-def test_config_write_keeps_a_mode_that_already_shuts_others_out(tmp_path: Path, stored_hash: str) -> None:
+def test_config_write_with_the_hash_shuts_the_group_out_too(tmp_path: Path, stored_hash: str) -> None:
     path = tmp_path / "config.toml"
     path.write_text(OLD)
-    path.chmod(0o640)  # the kiosk's: its user and that user's own group
-    save_settings(path, {"ui.admin_pin_hash": stored_hash})
+    path.chmod(0o640)  # an older kiosk install's: its user and that user's group
+    save_settings(path, {"ui.language": "hu"})  # no hash: the host's mode stays
     assert mode_of(path) == 0o640
+    save_settings(path, {"ui.admin_pin_hash": stored_hash})
+    assert mode_of(path) == 0o600
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file to another user")

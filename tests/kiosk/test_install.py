@@ -60,7 +60,7 @@ def test_kiosk_install_writes_every_file_and_nothing_else(pi_root: Path) -> None
         "/etc/table-companion/kiosk-backup", "/etc/table-companion/kiosk-backup/boot",
         "/etc/table-companion/kiosk-backup/boot/firmware", "/etc/table-companion/kiosk-backup/etc",
         "/var", "/var/lib", "/var/lib/table-companion"}
-    assert after["/var/lib/table-companion"][1] == 0o750 and after[units.CONFIG_PATH][1] == 0o640
+    assert after["/var/lib/table-companion"][1] == 0o750 and after[units.CONFIG_PATH][1] == 0o600
 
 
 def test_kiosk_install_service_runs_the_app_on_tty1_restarted_and_watched(pi_root: Path) -> None:

@@ -142,7 +142,7 @@ def test_pin_set_pin_migrates_a_plain_pin(tmp_path: Path) -> None:
     assert "admin_pin =" not in text and "1234" not in text and "86420" not in text
     assert "# the café table" in text and "tick_hz = 5" in text
     assert verify_pin("86420", parse_config(text)["ui.admin_pin_hash"])
-    assert config.stat().st_mode & 0o777 == 0o640
+    assert config.stat().st_mode & 0o777 == 0o600  # it holds the hash now: its owner's only
 
 
 @pytest.mark.parametrize("stdin, message", [
