@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 from collections.abc import Iterator
 
 import pytest
@@ -19,6 +20,12 @@ from tests.slowdown import SLOWDOWN, scaled
 # settings keep them; these are the defaults under them.
 settings.register_profile("companion", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("companion")
+
+# A suite started in the background by a script (`./scripts/test &`) inherits SIGINT ignored, as
+# POSIX has a shell do for background jobs, and so would every process it starts; the tests of
+# Ctrl-C then could not pass. The tests run as a foreground program would.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_report_header(config: pytest.Config) -> str:

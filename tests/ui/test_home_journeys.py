@@ -3,10 +3,12 @@ language over a restart, player counts checked at Start, and chips that hold sti
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.disks import SmallDisk, mounted_small_disk
 from tests.ui.test_journeys import drive, scratch
 
 
@@ -22,10 +24,17 @@ def test_ui_home_language_survives_a_restart(tmp_path: Path, display: str) -> No
     assert drive("home_language_restored", env, display) == [{"lang": "hu"}]
 
 
-def test_ui_home_language_unsaved_is_reported(tmp_path: Path, display: str) -> None:
-    env = scratch(tmp_path)
-    # The config is written through a temporary file beside it: a folder there makes it fail.
-    (tmp_path / "config" / "table-companion" / "config.toml.tmp").mkdir()
+@pytest.fixture
+def small_disk() -> Iterator[SmallDisk]:
+    yield from mounted_small_disk()
+
+
+def test_ui_home_language_unsaved_is_reported(tmp_path: Path, display: str, small_disk: SmallDisk) -> None:
+    """The config's folder is a real disk turned read-only: the language cannot be kept."""
+    env = {**scratch(tmp_path), "XDG_CONFIG_HOME": str(small_disk.path)}
+    (small_disk.path / "table-companion").mkdir()
+    (small_disk.path / "table-companion" / "config.toml").write_text("[timer]\ntick_hz = 5\n")
+    small_disk.read_only()
     assert drive("home_language_unsaved", env, display) == [{"ok": True}]
 
 
