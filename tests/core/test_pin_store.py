@@ -156,7 +156,7 @@ def test_pin_store_restarts_never_shorten_and_never_let_a_locked_pad_through(
         if kind == "restart":
             left = guard.wait_s()
             guard, clock = guard_at(folder, start=gap)  # any clock at all after a reboot
-            assert guard.wait_s() >= left
+            assert guard.wait_s() >= left - 1e-6  # never shorter (but for float rounding: 60 vs 60.000000000000014)
             continue
         locked = guard.wait_s() > 0
         verdict = guard.check(pin)
