@@ -1,0 +1,167 @@
+"""The piece reader on the independent renderer's validation scenes, through the CLI contract.
+
+    .venv/bin/python benchmarks/validation_pieces.py [--set DIR] [--mode scans|cloth|both]
+        [--scenes N] [--json]
+
+DIR is the validation set's root (default ``../shared/validation/vision`` beside the checkout),
+as its README describes: ``pieces/library/registrations.json`` lists each face with a full-bleed
+``scan`` and an ``on_cloth`` photo; ``pieces/sceneNN/`` holds ``pieces.jpg``, ``empty.jpg``,
+``layout.json`` and ``truth.json``.
+
+Two ways, each in a scratch library made with ``companion vision register``:
+
+- ``scans``: registered from the scans, read with no empty frame;
+- ``cloth``: registered from the cloth photos, read with ``--empty sceneNN/empty.jpg``.
+
+Each scene is read with ``companion vision read … --layout sceneNN/layout.json --json`` in a new
+process, and scored as the README says: a reported piece (known or unknown) belongs to the
+nearest true piece or distractor within 8 mm of its centre; a true piece is right when one known
+report on it has its kind, face and front (no front when face down); a piece not reported, or
+reported unknown only, is not right. A known report on a distractor or on nothing is *invented*,
+and so is a second known report on a piece already read (the worst outcome, like a wrong call).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_SET = ROOT.parent / "shared" / "validation" / "vision"
+MATCH_MM = 8.0
+"""How far (mm) a report's centre may be from a true piece's or distractor's to be about it."""
+
+
+def companion(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "companion", *args], capture_output=True, text=True,
+                          cwd=ROOT, timeout=600)
+
+
+def register(library: Path, entries: list[dict[str, Any]], root: Path, source: str) -> None:
+    """Every face in *entries* into *library*, from its *source* image (``scan`` or ``on_cloth``)."""
+    for entry in entries:
+        face = ["--back"] if entry["face"] == "back" else ["--front", entry["front"]]
+        done = companion("vision", "register", str(root / entry[source]), "--library", str(library),
+                         "--kind", entry["kind"], *face, "--shape", entry["shape"],
+                         "--size-mm", str(entry["size_mm"]), "--json")
+        if done.returncode != 0:
+            raise SystemExit(f"register {entry[source]}: {done.stderr.strip()}")
+
+
+@dataclass
+class Tally:
+    pieces: int = 0
+    right: int = 0
+    invented: int = 0
+    by_group: dict[str, list[int]] = field(default_factory=dict)  # group: [right, of]
+    read_s: list[float] = field(default_factory=list)
+    misses: list[str] = field(default_factory=list)
+
+    def count(self, group: str, ok: bool) -> None:
+        cell = self.by_group.setdefault(group, [0, 0])
+        cell[0] += ok
+        cell[1] += 1
+
+
+def score_scene(reading: dict[str, Any], truth: dict[str, Any], tally: Tally, scene: str) -> None:
+    """Add one scene's reading to *tally* (the README's rule, see the module's docstring)."""
+    targets = [("piece", p) for p in truth["pieces"]] + [("distractor", d) for d in truth["distractors"]]
+    known_on: dict[int, list[dict[str, Any]]] = {}
+    for report in reading["pieces"]:
+        at = _nearest(report["center_mm"], targets)
+        if at is None or targets[at][0] == "distractor":
+            tally.invented += 1
+            tally.misses.append(f"{scene}: invented {report['kind']}/{report['face']}/{report['front']} "
+                                f"at {report['center_mm']}")
+            continue
+        known_on.setdefault(at, []).append(report)
+    for i, (what, piece) in enumerate(targets):
+        if what != "piece":
+            continue
+        reports = known_on.get(i, [])
+        ok = any(r["kind"] == piece["kind"] and r["face"] == piece["face"]
+                 and (r["front"] if r["face"] == "up" else None) == piece["front"] for r in reports)
+        tally.invented += max(0, len(reports) - 1)
+        tally.pieces += 1
+        tally.right += ok
+        covered = "covered" if piece.get("covered_frac", 0) > 0.02 else "alone"
+        tally.count(f"{piece['kind']} {piece['face']}", ok)
+        tally.count(covered, ok)
+        if not ok:
+            said = ", ".join(f"{r['kind']}/{r['face']}/{r['front']}" for r in reports) or "unknown or nothing"
+            tally.misses.append(f"{scene}: {piece['kind']}/{piece['face']}/{piece['front']} at "
+                                f"{piece['center_mm']} read as {said}")
+
+
+def _nearest(centre: list[float], targets: list[tuple[str, dict[str, Any]]]) -> int | None:
+    best, best_d = None, MATCH_MM
+    for i, (_what, target) in enumerate(targets):
+        d = math.dist(centre, target["center_mm"])
+        if d <= best_d:
+            best, best_d = i, d
+    return best
+
+
+def run_mode(mode: str, root: Path, scenes: list[Path]) -> Tally:
+    entries = json.loads((root / "pieces" / "library" / "registrations.json").read_text())
+    tally = Tally()
+    with tempfile.TemporaryDirectory(prefix="validation-pieces-") as tmp:
+        library = Path(tmp) / "library"
+        register(library, entries, root, "scan" if mode == "scans" else "on_cloth")
+        for scene in scenes:
+            args = ["vision", "read", str(scene / "pieces.jpg"), "--library", str(library),
+                    "--layout", str(scene / "layout.json"), "--json"]
+            if mode == "cloth":
+                args += ["--empty", str(scene / "empty.jpg")]
+            began = time.perf_counter()
+            done = companion(*args)
+            tally.read_s.append(time.perf_counter() - began)
+            if done.returncode != 0:
+                raise SystemExit(f"read {scene.name}: {done.stderr.strip()}")
+            truth = json.loads((scene / "truth.json").read_text())
+            score_scene(json.loads(done.stdout), truth, tally, scene.name)
+    return tally
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--set", type=Path, default=DEFAULT_SET, metavar="DIR")
+    parser.add_argument("--mode", choices=("scans", "cloth", "both"), default="both")
+    parser.add_argument("--scenes", type=int, default=0, metavar="N", help="only the first N scenes")
+    parser.add_argument("--misses", action="store_true", help="list every piece not read right")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    scenes = sorted(p for p in (args.set / "pieces").glob("scene*") if p.is_dir())
+    if not scenes:
+        raise SystemExit(f"no scenes under {args.set / 'pieces'}: give --set DIR")
+    if args.scenes:
+        scenes = scenes[:args.scenes]
+    modes = ("scans", "cloth") if args.mode == "both" else (args.mode,)
+    results = {mode: run_mode(mode, args.set, scenes) for mode in modes}
+    if args.json:
+        print(json.dumps({m: {"pieces": t.pieces, "right": t.right, "invented": t.invented,
+                              "by_group": t.by_group, "read_s_median": statistics.median(t.read_s),
+                              "misses": t.misses} for m, t in results.items()}, indent=1))
+        return 0
+    for mode, t in results.items():
+        how = "scans, no empty frame" if mode == "scans" else "cloth photos, --empty"
+        print(f"{how}: {t.right} / {t.pieces} right ({100 * t.right / t.pieces:.1f} %), "
+              f"{t.invented} invented; read (process) median {statistics.median(t.read_s):.2f} s")
+        for group, (ok, of) in sorted(t.by_group.items()):
+            print(f"  {group:24s} {ok:4d} / {of:<4d} ({100 * ok / of:.0f} %)")
+        if args.misses:
+            print("\n".join(f"  - {m}" for m in t.misses))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
