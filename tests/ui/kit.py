@@ -85,9 +85,24 @@ def result(**data: Any) -> None:
 
 
 async def tap(app: Any, widget: Any, duration: float = 0.05) -> None:
+    """Touch *widget* down and up, then let the app draw and any dialog finish fading."""
     async for _ in app.do_touch_down_up(widget=widget, duration=duration):
         pass
+    await settle(app)
+
+
+async def settle(app: Any) -> None:
+    """Let the app draw two frames (an opening or closing dialog starts to fade on its next
+    frame), then wait until every dialog has finished fading in or out: a fading dialog still
+    takes every touch (Kivy's ModalView), and one fading out is still on the window."""
+    from kivy.uix.modalview import ModalView
+
     await app.wait_clock_frames(2)
+
+    def still() -> bool:
+        return all(w._anim_alpha >= 1 for w in app.root_window.children if isinstance(w, ModalView))
+
+    await until(app, still, what="the dialogs to finish fading")
 
 
 async def hold(app: Any, widget: Any, seconds: float = 1.3) -> None:

@@ -7,7 +7,18 @@ import sys
 from typing import Any
 
 from tests.processes import run
-from tests.ui.kit import find, pass_time, pin_states, result, run_until, screen, start_game, tap, until
+from tests.ui.kit import (
+    find,
+    pass_time,
+    pin_states,
+    result,
+    run_until,
+    screen,
+    settle,
+    start_game,
+    tap,
+    until,
+)
 
 EXAMPLE_1 = {  # shared/rules/dragons_gold.md, example 1 (A holds the black diamond)
     "A": {"silver": 6, "gold": 2, "red": 3, "black": 1, "blue": 3, "green": 2, "yellow": 1, "white": 1},
@@ -152,7 +163,7 @@ async def history_after_scoring(app: Any) -> None:
     await dragons_gold_scoring(app)
     popup = next(w for w in app.root_window.children if type(w).__name__ == "ResultsPopup")
     popup.dismiss()
-    await app.wait_clock_frames(3)
+    await settle(app)
     await tap(app, find(app, "TouchButton", "Home"))
     await tap(app, screen(app, "home").ids.history)
     history = screen(app, "history")
