@@ -39,6 +39,9 @@ DEFAULT_WARNINGS_S: tuple[float, ...] = (10.0, 3.0)
 MAX_TIMER_S = 24 * 3600.0
 MIN_TIMER_S = 1.0
 """The shortest duration a person may type or configure; the core itself takes any positive one."""
+RESOLUTION_S = 1e-6
+"""Time left under this after an adjustment or a flip counts as none: a deadline on the
+monotonic clock (thousands of seconds) cannot hold less."""
 
 
 class Phase(Enum):
@@ -199,7 +202,7 @@ class Countdown:
         after, due = self.poll(now)
         if after.phase is Phase.EXPIRED:
             return after, due
-        left = min(MAX_TIMER_S, max(0.0, after.remaining_s(now) + delta_s))
+        left = _time_left(after.remaining_s(now) + delta_s)
         if after.deadline is not None:
             changed = replace(after, deadline=now + left)
         else:
@@ -223,7 +226,7 @@ class Countdown:
         after, due = self.poll(now)
         if after.phase is Phase.EXPIRED:
             return after, due
-        left = min(MAX_TIMER_S, max(0.0, after.total_s - after.remaining_s(now)))
+        left = _time_left(after.total_s - after.remaining_s(now))
         armed = tuple(w for w in after.warnings_s if w < left)
         if after.deadline is not None:
             flipped = replace(after, deadline=now + left, pending=armed)
@@ -375,3 +378,9 @@ class TimerBoard:
     def is_idle(self) -> bool:
         """True when no timer is running or paused (nothing left to wait for)."""
         return all(t.phase in (Phase.IDLE, Phase.EXPIRED) for t in self._timers.values())
+
+
+def _time_left(seconds: float) -> float:
+    """*seconds* of time left, within 0 and :data:`MAX_TIMER_S`, and 0 under :data:`RESOLUTION_S`."""
+    left = min(MAX_TIMER_S, max(0.0, seconds))
+    return 0.0 if left < RESOLUTION_S else left

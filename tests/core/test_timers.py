@@ -17,7 +17,7 @@ from companion.events import (
     TimerTicked,
     WarningReached,
 )
-from companion.timers import Countdown, Phase, TimerBoard
+from companion.timers import RESOLUTION_S, Countdown, Phase, TimerBoard
 from tests.conftest import FakeClock, Recorder
 
 
@@ -141,6 +141,18 @@ def test_countdown_next_tick_is_on_the_deadline_grid(clock: FakeClock) -> None:
     assert timer.next_tick(clock.now(), 10) is None
 
 
+def test_a_sliver_of_time_added_to_an_empty_glass_is_none(clock: FakeClock) -> None:
+    """Hypothesis found it: 1e-307 s added to a paused timer with nothing left could not be
+    held in a deadline (now + 1e-307 == now), so the model ran on while the timer expired."""
+    timer, _ = Countdown("t", 1.0).start(clock.now())
+    timer, _ = timer.pause(clock.now())
+    timer, _ = timer.adjust(-1.0, clock.now())
+    timer, _ = timer.adjust(1.1065863790672568e-307, clock.now())
+    assert timer.remaining_s(clock.now()) == 0.0
+    timer, _ = timer.toggle(clock.now())
+    assert timer.phase is Phase.EXPIRED
+
+
 # -- hypothesis: the timer's arithmetic and its events ----------------------------------------
 
 commands = st.lists(
@@ -164,6 +176,7 @@ def test_countdown_remaining_matches_a_model(total: float, script) -> None:
         elif command == "adjust" and not expired:
             timer, _ = timer.adjust(delta, now)
             left = max(0.0, left + delta)
+            left = 0.0 if left < RESOLUTION_S else left  # a deadline cannot hold less
         elif command == "reset":
             timer, _ = timer.reset(now)
             left, running, expired = total, False, False
