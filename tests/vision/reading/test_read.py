@@ -1,0 +1,169 @@
+"""The staged piece reader (``vision.reading``) on pieces drawn here with OpenCV.
+
+These tests check the stages' behaviour (fitting, turning, open-set refusal, reading a
+registration photo back); how well the reader does on tables it was not tuned on is measured by
+``benchmarks/validation_pieces.py`` and the real Set photos, not here.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.library import Library, PieceKind
+from vision.reading import DEFAULT, read
+from vision.reading.fit import fit_heap, fit_single
+
+SCALE = 2.0  # px/mm of the drawn top-down tables
+TILE = (40.0, 40.0)
+COIN = (24.0, 24.0)
+SURFACE = (96, 104, 98)  # a grey-green cloth, BGR
+
+
+def tile_face(name: str) -> np.ndarray:
+    """A 40 mm tile's face at 10 px/mm: a coloured ground with a mark, drawn per *name*."""
+    img = np.full((400, 400, 3), (235, 235, 230), np.uint8)
+    cv2.rectangle(img, (20, 20), (379, 379), (30, 30, 30), 12)
+    if name == "moon":
+        cv2.circle(img, (200, 200), 120, (20, 20, 20), -1)
+        cv2.circle(img, (250, 170), 110, (235, 235, 230), -1)
+    elif name == "drop":
+        cv2.circle(img, (200, 240), 90, (20, 20, 20), -1)
+        cv2.fillConvexPoly(img, np.array([[200, 60], [120, 200], [280, 200]]), (20, 20, 20))
+    elif name == "star":
+        img[:] = (40, 50, 200)
+        star = [(200 + (150 if i % 2 == 0 else 60) * math.cos(math.radians(-90 + 36 * i)),
+                 200 + (150 if i % 2 == 0 else 60) * math.sin(math.radians(-90 + 36 * i))) for i in range(10)]
+        cv2.fillPoly(img, [np.round(star).astype(np.int32)], (245, 245, 245))
+    elif name == "cross":
+        img[:] = (40, 50, 200)
+        cv2.rectangle(img, (170, 70), (230, 330), (245, 245, 245), -1)
+        cv2.rectangle(img, (70, 170), (330, 230), (245, 245, 245), -1)
+    elif name == "back":
+        img[:] = (90, 110, 60)
+        for k in range(-400, 400, 60):
+            cv2.line(img, (k, 0), (k + 400, 400), (170, 230, 170), 22)
+    cv2.putText(img, name[0].upper(), (40, 90), cv2.FONT_HERSHEY_SIMPLEX, 2.0, (10, 10, 10), 6)
+    return img
+
+
+def put(table: np.ndarray, face: np.ndarray, size_mm: tuple[float, float], centre_mm: tuple[float, float],
+        angle_deg: float, disc: bool = False) -> None:
+    """Draw *face* on the top-down *table* at *centre_mm*, its top edge turned *angle_deg*
+    clockwise."""
+    h, w = face.shape[:2]
+    k = size_mm[0] * SCALE / w
+    t = math.radians(angle_deg)
+    lin = k * np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
+    centre = np.asarray(centre_mm) * SCALE
+    m = np.column_stack([lin, centre - lin @ np.array([(w - 1) / 2, (h - 1) / 2])])
+    size = (table.shape[1], table.shape[0])
+    warped = cv2.warpAffine(face, m, size, flags=cv2.INTER_AREA)
+    shape = np.zeros((h, w), np.uint8)
+    if disc:
+        cv2.circle(shape, (w // 2, h // 2), w // 2, 255, -1)
+    else:
+        shape[:] = 255
+    cover = cv2.warpAffine(shape, m, size, flags=cv2.INTER_LINEAR)[:, :, None] / 255.0
+    table[:] = np.round(table * (1 - cover) + warped * cover).astype(np.uint8)
+
+
+def cloth(w_mm: float = 300, h_mm: float = 200, seed: int = 1) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    table = np.full((round(h_mm * SCALE), round(w_mm * SCALE), 3), SURFACE, np.float32)
+    table += rng.normal(0, 3, table.shape)
+    return np.clip(table, 0, 255).astype(np.uint8)
+
+
+def on_surface(face: np.ndarray, size_mm: tuple[float, float]) -> np.ndarray:
+    """A registration photo: the piece alone on the cloth, 15 mm of cloth round it."""
+    table = cloth(size_mm[0] + 30, size_mm[1] + 30, seed=7)
+    put(table, face, size_mm, (size_mm[0] / 2 + 15, size_mm[1] / 2 + 15), 0.0)
+    return table
+
+
+@pytest.fixture
+def tiles(tmp_path: Path) -> Library:
+    library = Library.create(tmp_path / "library")
+    for name in ("moon", "drop", "star", "cross"):
+        library.register("tile", "rect", TILE, on_surface(tile_face(name), TILE), front=name)
+    library.register("tile", "rect", TILE, on_surface(tile_face("back"), TILE), back=True)
+    return library
+
+
+def test_a_face_left_out_of_the_library_is_unknown(tmp_path: Path) -> None:
+    library = Library.create(tmp_path / "library")
+    for name in ("moon", "star", "cross"):
+        library.register("tile", "rect", TILE, on_surface(tile_face(name), TILE), front=name)
+    table = cloth()
+    put(table, tile_face("drop"), TILE, (60, 60), 15.0)
+    put(table, tile_face("star"), TILE, (200, 120), 40.0)
+    result = read(table, library, px_per_mm=SCALE)
+    assert [(p.front, round(p.center[0] / SCALE)) for p in result.pieces] == [("star", 200)]
+    assert len(result.unknown) == 1 and abs(result.unknown[0].center[0] / SCALE - 60) < 2
+
+
+def test_faces_that_differ_in_colour_alone_are_told_apart(tmp_path: Path) -> None:
+    library = Library.create(tmp_path / "library")
+    red, blue = tile_face("cross"), tile_face("cross")
+    blue[np.all(blue == (40, 50, 200), axis=2)] = (200, 80, 40)
+    library.register("tile", "rect", TILE, on_surface(red, TILE), front="red")
+    library.register("tile", "rect", TILE, on_surface(blue, TILE), front="blue")
+    table = cloth()
+    put(table, red, TILE, (60, 60), 10.0)
+    put(table, blue, TILE, (200, 120), 50.0)
+    result = read(table, library, px_per_mm=SCALE)
+    assert sorted((p.front, round(p.center[0] / SCALE, -1)) for p in result.pieces) == [("blue", 200), ("red", 60)]
+
+
+def test_a_foreign_object_is_not_read_as_a_piece(tiles: Library) -> None:
+    table = cloth()
+    cv2.circle(table, (200, 200), 30, (20, 200, 240), -1)  # a yellow chip, no kind's shape
+    cv2.rectangle(table, (400, 100), (440, 140), (250, 250, 250), -1)  # a 20 mm die
+    result = read(table, tiles, px_per_mm=SCALE)
+    assert result.pieces == ()
+
+
+def test_fit_single_gives_a_rect_its_centre_and_turn() -> None:
+    kind = PieceKind("tile", "rect", TILE)
+    for angle in (0.0, 17.0, 44.0, 63.0):
+        mask = np.zeros((300, 300), np.uint8)
+        box = cv2.boxPoints(((150.0, 140.0), (80.0, 80.0), angle))
+        cv2.fillConvexPoly(mask, np.round(box).astype(np.int32), 1)
+        contour = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0][0]
+        piece = fit_single(contour, [kind], SCALE, DEFAULT)
+        assert piece is not None and math.dist(piece.centre, (150, 140)) < 1.0
+        assert abs((piece.angle_deg - angle + 45) % 90 - 45) < 1.5, (angle, piece.angle_deg)
+
+
+def test_fit_heap_lays_two_overlapping_tiles_where_they_are() -> None:
+    kind = PieceKind("tile", "rect", TILE)
+    mask = np.zeros((400, 400), np.uint8)
+    truth = [((150.0, 150.0), 10.0), ((215.0, 175.0), 35.0)]
+    for centre, angle in truth:
+        cv2.fillConvexPoly(mask, np.round(cv2.boxPoints((centre, (80.0, 80.0), angle))).astype(np.int32), 1)
+    contour = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0][0]
+    laid, rest = fit_heap(contour, mask.shape, [kind], SCALE, DEFAULT)
+    assert not rest and len(laid) == 2
+    for centre, _angle in truth:
+        assert min(math.dist(p.centre, centre) for p in laid) < 4.0
+
+
+@pytest.mark.parametrize("bad", ["float", "gray", "empty", "scale"])
+def test_bad_input_is_refused_with_a_reason(tiles: Library, bad: str) -> None:
+    table = cloth()
+    kwargs: dict = {}
+    if bad == "float":
+        table = table.astype(np.float32)
+    elif bad == "gray":
+        table = table[:, :, 0]
+    elif bad == "empty":
+        kwargs["empty"] = cloth(100, 100)
+    else:
+        kwargs["px_per_mm"] = -1.0
+    with pytest.raises(ValueError, match="must be"):
+        read(table, tiles, **kwargs)

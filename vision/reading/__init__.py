@@ -1,0 +1,207 @@
+"""Reading the library's pieces in a photo of the table, in stages.
+
+1. :mod:`~vision.reading.plane`: the table seen from straight above at a known scale;
+2. :mod:`~vision.reading.find`: what is not table (against the empty table, or the cloth);
+3. :mod:`~vision.reading.fit`: each outline fitted to a registered kind's shape and size;
+4. :mod:`~vision.reading.identify`: each piece rectified and compared with the faces;
+5. :mod:`~vision.reading.decide`: known, face down, or unknown.
+
+Every threshold is in :class:`~vision.reading.params.Params`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import cv2
+import numpy as np
+
+from vision import markers
+from vision.calibration import TableCalibration
+from vision.library import Library, PieceKind
+from vision.reading.decide import decide
+from vision.reading.find import blank, not_table
+from vision.reading.fit import Placement, fit_outlines
+from vision.reading.identify import KindRefs, Match, compare, cut_out, references
+from vision.reading.params import DEFAULT, Params
+from vision.reading.plane import Plane, make_plane
+from vision.reading.result import FoundPiece, ReadResult, UnknownPiece
+
+__all__ = ["FoundPiece", "Params", "ReadResult", "UnknownPiece", "read"]
+
+_REFS: dict[tuple[int, int, Params], dict[str, KindRefs]] = {}
+
+
+def read(image: np.ndarray, library: Library, *, calibration: TableCalibration | None = None,
+         layout_dictionary: str | None = None, px_per_mm: float | None = None,
+         empty: np.ndarray | None = None, seen_markers: dict[int, np.ndarray] | None = None,
+         params: Params = DEFAULT) -> ReadResult:
+    """The library's pieces in *image* (BGR uint8), each with its face, position and turn.
+
+    *calibration* puts positions in table mm and lets sizes be checked (pieces lie flat on the
+    table). Without it, *px_per_mm* says the frame is a top-down view at that scale: sizes are
+    checked, positions stay in pixels; with neither, pieces are told by shape and face alone.
+    *layout_dictionary* (``"DICT_4X4_50"``) blanks out the table markers of that dictionary;
+    *seen_markers* are those markers when they were found already. *empty* is the same view
+    without pieces: pieces are then what differs from it.
+
+    :raises LayoutError: when a library image cannot be read.
+    :raises ValueError: for an image that is not 8-bit BGR, *empty* of another size, or a
+        *px_per_mm* that is not positive.
+    """
+    if image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3:
+        raise ValueError(f"image: must be 8-bit BGR (got {image.dtype} {image.shape})")
+    if empty is not None and empty.shape != image.shape:
+        raise ValueError(f"empty: must be the image's size {image.shape} (got {empty.shape})")
+    if px_per_mm is not None and not (math.isfinite(px_per_mm) and px_per_mm > 0):
+        raise ValueError(f"px_per_mm: must be positive (got {px_per_mm!r})")
+    refs = _references(library, params)
+    if not refs:
+        return ReadResult((), ())
+    kinds = [r.kind for r in refs.values()]
+    plane, warp = make_plane(image, calibration, px_per_mm, params)
+    view = warp.apply(image)
+    valid = warp.valid(image.shape)
+    empty_view = None if empty is None else warp.apply(empty)
+    largest_mm = max(max(k.size_mm) for k in kinds)
+    piece_px = largest_mm * plane.scale if plane.scale is not None else max(plane.size) / 8
+    mask = not_table(view, valid, empty_view, piece_px, plane.scale, params)
+    if empty is None and (seen_markers is not None or layout_dictionary is not None):
+        seen = seen_markers if seen_markers is not None else markers.detect(image, layout_dictionary or "")
+        quads = [plane.from_frame(q) for q in seen.values()]
+        blank(mask, quads, params.marker_quiet_zone, params.marker_margin_mm * (plane.scale or 1.0))
+    placements, leftovers = fit_outlines(mask, kinds, plane.scale, params)
+    pieces: list[FoundPiece] = []
+    unknown: list[UnknownPiece] = []
+    found = [(piece, _matches(view, piece, placements, refs[piece.kind.name], params))
+             for piece in placements]
+    if any(not piece.alone for piece in placements):
+        # the heaps' pieces turned as their best faces say, and compared again: what each hides
+        # of the others is then where it lies
+        placements = [_turned_as_matched(piece, matches) for piece, matches in found]
+        found = [(piece, matches if piece.alone else
+                  _matches(view, piece, placements, refs[piece.kind.name], params))
+                 for piece, (_was, matches) in zip(placements, found, strict=True)]
+    for piece, matches in found:
+        _report(plane, piece, matches, params, pieces, unknown)
+    if not pieces and calibration is None:
+        whole = _whole_view(view, kinds, params)
+        if whole:
+            pieces.clear()
+            unknown.clear()
+            for piece in whole:
+                _report(plane, piece, _matches(view, piece, [piece], refs[piece.kind.name], params), params,
+                        pieces, unknown)
+            if len(pieces) > 1 or (pieces and unknown):
+                best = max(pieces, key=lambda p: p.score)
+                pieces, unknown = [best], []
+    unknown += [UnknownPiece(_point(plane.to_report(np.array([left.centre]))), plane.in_mm,
+                             outline_px=_points(plane.to_frame(left.outline))) for left in leftovers]
+    return ReadResult(tuple(pieces), tuple(unknown))
+
+
+def _references(library: Library, params: Params) -> dict[str, KindRefs]:
+    key = (id(library), library.revision, params)
+    if key not in _REFS:
+        if len(_REFS) > 8:
+            _REFS.clear()
+        _REFS[key] = references(library, params)
+    return _REFS[key]
+
+
+def _matches(view: np.ndarray, piece: Placement, placements: list[Placement], kind_refs: KindRefs,
+             params: Params) -> list[Match]:
+    h, w = kind_refs.weight.shape
+    margin = max(1, round(params.shift_mm * params.work_px_per_mm))
+    scale = params.work_px_per_mm
+    others = [other for other in placements if other is not piece and _near(other, piece)]
+    # a piece laid in a heap is turned only to the step it was laid at: try either side of it
+    turns = [0.0] if piece.alone or piece.kind.shape == "disc" else params.heap_refine_deg
+    best: dict[str, Match] = {}
+    for turn in turns:
+        turned = replace(piece, angle_deg=piece.angle_deg + turn)
+        patch = cut_out(view, turned, (w, h), margin, scale)
+        visible = _visible(turned, others, patch.shape[:2], scale, params)
+        for match in compare(patch, visible, kind_refs, params):
+            match = replace(match, turn_deg=match.turn_deg + turn)
+            if match.face not in best or match.score > best[match.face].score:
+                best[match.face] = match
+    return sorted(best.values(), key=lambda m: m.score, reverse=True)
+
+
+def _visible(piece: Placement, others: list[Placement], shape: tuple[int, int], scale: float,
+             params: Params) -> np.ndarray:
+    """1 where none of *others* lies over *piece*'s cut-out (:func:`cut_out`'s patch), else 0."""
+    visible = np.ones(shape, np.float32)
+    if not others:
+        return visible
+    a = math.radians(piece.angle_deg)
+    k = scale / piece.px_per_mm  # patch px per view px
+    cos, sin = math.cos(a), math.sin(a)
+    oy, ox = (shape[0] - 1) / 2, (shape[1] - 1) / 2
+    for other in others:
+        d = other.outline() - np.asarray(piece.centre)
+        # view -> patch: the inverse turn, scaled, about the patch's centre
+        u = (d[:, 0] * cos + d[:, 1] * sin) * k + ox
+        v = (-d[:, 0] * sin + d[:, 1] * cos) * k + oy
+        cv2.fillPoly(visible, [np.round(np.column_stack([u, v]) * 16).astype(np.int32)], 0.0, cv2.LINE_8, 4)
+    trim = 2 * round(params.edge_trim_mm * scale) + 1  # the other piece's blurred edge is not this one
+    return np.asarray(cv2.erode(visible, np.ones((trim, trim), np.uint8)), np.float32)
+
+
+def _turned_as_matched(piece: Placement, matches: list[Match]) -> Placement:
+    if piece.alone or not matches or piece.kind.shape == "disc":
+        return piece
+    turn = matches[0].turn_deg
+    fine = turn - 90.0 * round(turn / 90.0) if piece.kind.is_square else turn - 180.0 * round(turn / 180.0)
+    return replace(piece, angle_deg=piece.angle_deg + fine)
+
+
+def _near(a: Placement, b: Placement) -> bool:
+    reach = (math.hypot(*a.kind.size_mm) * a.px_per_mm + math.hypot(*b.kind.size_mm) * b.px_per_mm) / 2
+    return math.dist(a.centre, b.centre) < reach
+
+
+def _report(plane: Plane, piece: Placement, matches: list[Match], params: Params,
+            pieces: list[FoundPiece], unknown: list[UnknownPiece]) -> None:
+    verdict = decide(matches, params)
+    centre = np.array([piece.centre])
+    outline = _points(plane.to_frame(piece.outline()))
+    if verdict.face is None or verdict.best is None:
+        best = verdict.best
+        unknown.append(UnknownPiece(_point(plane.to_report(centre)), plane.in_mm,
+                                    best=None if best is None else f"{piece.kind.name}/{best.face}",
+                                    score=None if best is None else round(best.score, 4),
+                                    margin=round(verdict.margin, 4), outline_px=outline))
+        return
+    face_down = verdict.face == "back"
+    pieces.append(FoundPiece(
+        kind=piece.kind.name, face="down" if face_down else "up", front=None if face_down else verdict.face,
+        center=_point(plane.to_report(centre)), in_mm=plane.in_mm,
+        angle_deg=(piece.angle_deg + verdict.best.turn_deg) % 360.0, confidence=verdict.confidence,
+        score=verdict.best.score, margin=verdict.margin, outline_px=outline))
+
+
+def _whole_view(view: np.ndarray, kinds: list[PieceKind], params: Params) -> list[Placement]:
+    """The view as one piece of each kind whose outline it has (a scan, a cropped photo)."""
+    h, w = view.shape[:2]
+    out = []
+    for kind in kinds:
+        kw, kh = kind.size_mm
+        for angle, (across, down) in ((0.0, (kw, kh)), (90.0, (kh, kw))):
+            if abs((w / h) / (across / down) - 1.0) <= params.size_tolerance:
+                scale = math.sqrt(w * h / (kw * kh))
+                out.append(Placement(kind, ((w - 1) / 2, (h - 1) / 2), angle, scale, True))
+                break
+    return out
+
+
+def _point(points: np.ndarray) -> tuple[float, float]:
+    x, y = np.asarray(points, np.float64).reshape(-1, 2)[0]
+    return float(x), float(y)
+
+
+def _points(points: np.ndarray) -> tuple[tuple[float, float], ...]:
+    return tuple((x, y) for x, y in np.asarray(points, np.float64).reshape(-1, 2).tolist())
+

@@ -1,0 +1,215 @@
+"""Stage 2: each outline fitted to a registered kind's shape and size.
+
+An outline that is one piece is fitted directly (its smallest enclosing rectangle or circle).
+An outline of overlapping pieces (a heap) is explained piece by piece: each kind's silhouette,
+turned in steps, is laid where it lies most inside the heap while covering what no piece laid
+before explains. What is left over counts as something unknown.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.library import PieceKind
+from vision.reading.params import Params
+
+
+@dataclass(frozen=True)
+class Placement:
+    """A piece of *kind* laid in the view: its centre (view px), the direction of its top edge
+    (degrees clockwise from +x, up to the turns its outline looks the same under) and scale."""
+
+    kind: PieceKind
+    centre: tuple[float, float]
+    angle_deg: float
+    px_per_mm: float
+    alone: bool
+    """Whether the outline was this piece alone (not laid in a heap)."""
+
+    def outline(self, points: int = 32) -> np.ndarray:
+        """The piece's outline in view px: a rect's four corners (top-left first, clockwise),
+        a disc's *points*."""
+        cx, cy = self.centre
+        w, h = (s * self.px_per_mm for s in self.kind.size_mm)
+        a = math.radians(self.angle_deg)
+        ux, uy = math.cos(a), math.sin(a)
+        vx, vy = -uy, ux
+        if self.kind.shape == "disc":
+            t = np.linspace(0, 2 * math.pi, points, endpoint=False)
+            return np.column_stack([cx + w / 2 * np.cos(t), cy + w / 2 * np.sin(t)])
+        corners = [(-w / 2, -h / 2), (w / 2, -h / 2), (w / 2, h / 2), (-w / 2, h / 2)]
+        return np.array([[cx + x * ux + y * vx, cy + x * uy + y * vy] for x, y in corners])
+
+    def silhouette(self, shape: tuple[int, int]) -> np.ndarray:
+        """A 0/1 uint8 mask of *shape* (the view's) covering the piece."""
+        mask = np.zeros(shape, np.uint8)
+        if self.kind.shape == "disc":
+            r = self.kind.size_mm[0] * self.px_per_mm / 2
+            cv2.circle(mask, (round(self.centre[0] * 16), round(self.centre[1] * 16)), round(r * 16), 1,
+                       cv2.FILLED, cv2.LINE_8, 4)
+        else:
+            cv2.fillConvexPoly(mask, np.round(self.outline() * 16).astype(np.int32), 1, cv2.LINE_8, 4)
+        return mask
+
+
+@dataclass(frozen=True)
+class Leftover:
+    """Something in the view that no kind explains: its centre and outline (view px)."""
+
+    centre: tuple[float, float]
+    outline: np.ndarray
+
+
+def fit_outlines(mask: np.ndarray, kinds: list[PieceKind], px_per_mm: float | None,
+                 params: Params) -> tuple[list[Placement], list[Leftover]]:
+    """Every piece in *mask* (0/1 uint8, not table) and what no kind explains."""
+    placements: list[Placement] = []
+    leftovers: list[Leftover] = []
+    smallest = min(k.area_mm2 for k in kinds)
+    reach_mm = max(math.hypot(*k.size_mm) for k in kinds)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    for contour in contours:
+        area = cv2.contourArea(contour)
+        if px_per_mm is not None and area < params.leftover_min * smallest * px_per_mm ** 2:
+            continue
+        single = fit_single(contour, kinds, px_per_mm, params)
+        if single is not None:
+            placements.append(single)
+            continue
+        if px_per_mm is None:
+            if area >= 0.002 * mask.size:
+                leftovers.append(_leftover(contour))
+            continue
+        if max(cv2.minAreaRect(contour)[1]) > params.heap_extent_max * reach_mm * px_per_mm:
+            continue  # no heap of pieces is that long: a mat's edge, a board, a shadow
+        laid, rest = fit_heap(contour, mask.shape, kinds, px_per_mm, params)
+        placements += laid
+        leftovers += rest
+    return placements, leftovers
+
+
+def fit_single(contour: np.ndarray, kinds: list[PieceKind], px_per_mm: float | None,
+               params: Params) -> Placement | None:
+    """The one piece *contour* outlines, of the kind it fits best, or None."""
+    area = cv2.contourArea(contour)
+    best: tuple[float, Placement] | None = None
+    (rx, ry), (rw, rh), rangle = cv2.minAreaRect(contour)
+    (cx, cy), radius = cv2.minEnclosingCircle(contour)
+    for kind in kinds:
+        if kind.shape == "disc":
+            d = kind.size_mm[0]
+            fill = area / (math.pi * radius * radius) if radius > 0 else 0.0
+            scale = 2 * radius / d if px_per_mm is None else px_per_mm
+            size_error = abs(2 * radius / (d * scale) - 1.0)
+            round_enough = min(rw, rh) / max(rw, rh, 1e-6) >= 1.0 - params.size_tolerance
+            if fill < params.fill_min or size_error > params.size_tolerance or not round_enough:
+                continue
+            candidate = Placement(kind, (cx, cy), 0.0, scale, True)
+        else:
+            w, h = kind.size_mm
+            fill = area / (rw * rh) if rw * rh > 0 else 0.0
+            # the side minAreaRect calls its width may be the kind's width or its height
+            across = rangle if (rw >= rh) == (w >= h) else rangle + 90.0
+            long_px, short_px = max(rw, rh), min(rw, rh)
+            long_mm, short_mm = max(w, h), min(w, h)
+            scale = math.sqrt(rw * rh / (w * h)) if px_per_mm is None else px_per_mm
+            size_error = max(abs(long_px / (long_mm * scale) - 1.0), abs(short_px / (short_mm * scale) - 1.0))
+            if fill < params.fill_min or size_error > params.size_tolerance:
+                continue
+            candidate = Placement(kind, (rx, ry), across % 360.0, scale, True)
+        if best is None or size_error < best[0]:
+            best = (size_error, candidate)
+    return None if best is None else best[1]
+
+
+def fit_heap(contour: np.ndarray, shape: tuple[int, int], kinds: list[PieceKind], px_per_mm: float,
+             params: Params) -> tuple[list[Placement], list[Leftover]]:
+    """The pieces that together make up *contour*'s outline (see the module's docstring)."""
+    x, y, w, h = cv2.boundingRect(contour)
+    pad = int(math.ceil(max(max(k.size_mm) for k in kinds) * px_per_mm / 2)) + 2
+    region = np.zeros((h + 2 * pad, w + 2 * pad), np.uint8)
+    cv2.drawContours(region, [contour - [x - pad, y - pad]], -1, 1, cv2.FILLED)
+    # pieces are laid at a coarser scale: the comparison refines each one's place and turn
+    f = min(1.0, params.heap_px_per_mm / px_per_mm)
+    small = cv2.resize(region.astype(np.float32), None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    heap = (small >= 0.5).astype(np.float32)
+    coarse = px_per_mm * f
+    area = float(heap.sum())
+    # outside the heap counts against a silhouette, so a piece is not laid over the table
+    inside_map = heap * 2.0 - 1.0
+    # where the heap's outline runs: a piece lies where its own outline follows it
+    ring = np.ones((3, 3), np.uint8)
+    outline = cv2.morphologyEx(heap.astype(np.uint8), cv2.MORPH_GRADIENT, ring)
+    boundary = cv2.dilate(outline, ring).astype(np.float32)
+    tries = [(kind, angle, _kernel(kind, angle, coarse)) for kind in kinds
+             if kind.area_mm2 * coarse ** 2 <= area * 1.15 for angle in _turns(kind, params)]
+    insides = []
+    for _, _, k in tries:
+        edge = k - cv2.erode(k, ring)
+        inside = cv2.filter2D(inside_map, -1, k, borderType=cv2.BORDER_CONSTANT) / k.sum()
+        along = cv2.filter2D(boundary, -1, edge, borderType=cv2.BORDER_CONSTANT)
+        follows = along / max(float(edge.sum()), 1.0)
+        insides.append((inside, follows))
+    # only the turns that fit inside the heap somewhere are tried for each piece
+    keep = [i for i, (inside, _f) in enumerate(insides) if (inside >= 2 * params.heap_inside_min - 1.0).any()]
+    tries, insides = [tries[i] for i in keep], [insides[i] for i in keep]
+    explained = np.zeros_like(heap)
+    laid: list[Placement] = []
+    while tries:
+        unexplained = heap * (1.0 - explained)
+        best: tuple[float, float, int, tuple[int, int]] | None = None
+        for i, (_kind, _angle, k) in enumerate(tries):
+            gain = cv2.filter2D(unexplained, -1, k, borderType=cv2.BORDER_CONSTANT) / k.sum()
+            inside, follows = insides[i]
+            ok = (inside >= 2 * params.heap_inside_min - 1.0) & (gain >= params.heap_gain_min)
+            if not ok.any():
+                continue
+            # the most newly explained area first (a tile before the coins inside its outline),
+            # and of the places inside the heap, where the piece's outline follows the heap's
+            score = np.where(ok, k.sum() * (inside + gain + follows), -np.inf)
+            at = np.unravel_index(int(np.argmax(score)), score.shape)
+            if best is None or score[at] > best[0]:
+                best = (float(score[at]), float(gain[at]), i, (int(at[1]), int(at[0])))
+        if best is None:
+            break
+        kind, angle, _k = tries[best[2]]
+        cx, cy = (best[3][0] + 0.5) / f - 0.5, (best[3][1] + 0.5) / f - 0.5
+        laid.append(Placement(kind, (cx + x - pad, cy + y - pad), angle, px_per_mm, False))
+        local = Placement(kind, (float(best[3][0]), float(best[3][1])), angle, coarse, False)
+        explained = np.maximum(explained, local.silhouette(heap.shape).astype(np.float32))
+    taken = cv2.resize(explained, (region.shape[1], region.shape[0]), interpolation=cv2.INTER_NEAREST)
+    rest = (region * (taken < 0.5)).astype(np.uint8)
+    rest = np.asarray(cv2.morphologyEx(rest, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8)), np.uint8)
+    leftovers = []
+    smallest = min(k.area_mm2 for k in kinds) * px_per_mm ** 2
+    for c in cv2.findContours(rest, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]:
+        if cv2.contourArea(c) >= params.leftover_min * smallest:
+            leftovers.append(_leftover(c + [x - pad, y - pad]))
+    return laid, leftovers
+
+
+def _turns(kind: PieceKind, params: Params) -> list[float]:
+    if kind.shape == "disc":
+        return [0.0]
+    period = 90.0 if kind.is_square else 180.0
+    steps = max(1, round(period / params.heap_angle_step_deg))
+    return [i * period / steps for i in range(steps)]
+
+
+def _kernel(kind: PieceKind, angle_deg: float, px_per_mm: float) -> np.ndarray:
+    """*kind*'s silhouette turned by *angle_deg*, centred in an odd-sized float32 kernel."""
+    side = int(math.ceil(math.hypot(*kind.size_mm) * px_per_mm)) | 1
+    c = side // 2
+    shape = Placement(kind, (float(c), float(c)), angle_deg, px_per_mm, False)
+    return shape.silhouette((side, side)).astype(np.float32)
+
+
+def _leftover(contour: np.ndarray) -> Leftover:
+    points = np.asarray(contour, np.float64).reshape(-1, 2)
+    m = cv2.moments(contour)
+    centre = (m["m10"] / m["m00"], m["m01"] / m["m00"]) if m["m00"] else tuple(points.mean(axis=0))
+    return Leftover((float(centre[0]), float(centre[1])), points)

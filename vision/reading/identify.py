@@ -1,0 +1,262 @@
+"""Stages 3 and 4: each placed piece rectified, and compared with every registered face.
+
+The piece is cut out of the view upright at the comparison scale, with a margin for the search.
+Each reference face (each of its images, at each turn the outline allows) is slid over it a
+little way; the score is the normalised cross-correlation over the piece's visible part, with
+one mean over all three colour channels, so that a change of light's strength or level does not
+count and a change of colour does. At the best place, the aligned difference (the piece less
+the face scaled to it) is smoothed to symbol size: its worst patch says whether some part of the
+piece is something the face does not explain.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+import cv2
+import numpy as np
+
+from vision.library import Library, PieceKind
+from vision.reading.fit import Placement
+from vision.reading.params import Params
+
+
+@dataclass(frozen=True, eq=False)
+class Reference:
+    """One registered image of a face at the comparison scale, at one turn."""
+
+    face: str
+    """The front's name, or ``"back"``."""
+    turn_deg: float
+    image: np.ndarray
+    """float32 BGR 0-1, the kind's size at the comparison scale."""
+    centred: np.ndarray
+    """The image less its mean (one over all channels), zero outside the compared part."""
+    norm: float
+    """The length of :attr:`centred` as a vector."""
+
+
+@dataclass
+class KindRefs:
+    kind: PieceKind
+    weight: np.ndarray
+    """float32 0/1: the compared part of the piece (its shape less its rim)."""
+    refs: list[Reference] = field(default_factory=list)
+    table: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
+    """Each reference's :attr:`~Reference.centred` as a unit row: all scored at once."""
+
+
+@dataclass(frozen=True)
+class Match:
+    """How one face compares with a piece: its best score and, for the best face, the rest."""
+
+    face: str
+    score: float
+    turn_deg: float
+    residual: float
+    shift_px: tuple[int, int]
+    ref: int
+    """The index of the reference that matched, in its kind's :attr:`KindRefs.refs`."""
+    blur_mm: float
+    """How much the face was blurred to look like the piece (:attr:`Params.blur_steps_mm`)."""
+    lead: float | None = None
+    """For the best face: how much better it matches than the runner-up where the two differ
+    (correlation on that part alone); None where they hardly differ or for the others."""
+
+
+def references(library: Library, params: Params) -> dict[str, KindRefs]:
+    """Every face of *library* at the comparison scale, turned as its outline allows."""
+    scale = params.work_px_per_mm
+    out: dict[str, KindRefs] = {}
+    for name in library.kinds():
+        kind = library.kind(name)
+        w, h = (max(4, round(s * scale)) for s in kind.size_mm)
+        entry = KindRefs(kind, _weight(kind, (w, h), params.edge_trim_mm * scale))
+        images = [(front, img) for front, imgs in library.fronts(name).items() for img in imgs]
+        back = library.back(name)
+        if back is not None:
+            images.append(("back", back))
+        for face, img in images:
+            small = np.asarray(cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA), np.float32) / 255.0
+            for turn in _turns(kind, params):
+                turned = _turned(small, turn)
+                centred = _centred(turned, entry.weight)
+                norm = float(np.sqrt((centred * centred).sum()))
+                if norm > 1e-6:
+                    entry.refs.append(Reference(face, turn, turned, centred, norm))
+        if entry.refs:
+            entry.table = np.stack([r.centred.ravel() / r.norm for r in entry.refs]).astype(np.float32)
+        out[name] = entry
+    return out
+
+
+def _turns(kind: PieceKind, params: Params) -> list[float]:
+    if kind.shape == "disc":
+        n = max(1, round(360.0 / params.disc_step_deg))
+        return [i * 360.0 / n for i in range(n)]
+    return [0.0, 90.0, 180.0, 270.0] if kind.is_square else [0.0, 180.0]
+
+
+def _turned(image: np.ndarray, turn_deg: float) -> np.ndarray:
+    """*image* turned clockwise by *turn_deg* about its centre (quarter turns exactly)."""
+    if turn_deg % 90.0 == 0.0:
+        return np.ascontiguousarray(np.rot90(image, -int(turn_deg // 90) % 4))
+    h, w = image.shape[:2]
+    m = cv2.getRotationMatrix2D(((w - 1) / 2, (h - 1) / 2), -turn_deg, 1.0)
+    return np.asarray(cv2.warpAffine(image, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT),
+                      np.float32)
+
+
+def _centred(image: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    w3 = weight[:, :, None]
+    mean = float((image * w3).sum()) / (3.0 * float(weight.sum()))
+    return np.ascontiguousarray((image - mean) * w3, np.float32)
+
+
+def _weight(kind: PieceKind, size: tuple[int, int], trim_px: float) -> np.ndarray:
+    w, h = size
+    weight = np.zeros((h, w), np.float32)
+    if kind.shape == "disc":
+        cv2.circle(weight, ((w - 1) * 8, (h - 1) * 8), max(1, round((min(w, h) / 2 - trim_px) * 16)), 1.0,
+                   cv2.FILLED, cv2.LINE_8, 4)
+    else:
+        t = max(0, round(trim_px))
+        weight[t:h - t, t:w - t] = 1.0
+    return weight
+
+
+def cut_out(view: np.ndarray, piece: Placement, size: tuple[int, int], margin_px: int,
+            scale: float) -> np.ndarray:
+    """The piece upright at *scale* px/mm (float32, 0-1 for uint8), *size* plus *margin_px* all
+    round; *view* may have colour channels or not."""
+    w, h = size
+    out_w, out_h = w + 2 * margin_px, h + 2 * margin_px
+    a = math.radians(piece.angle_deg)
+    k = piece.px_per_mm / scale  # view px per patch px
+    ux, uy = math.cos(a) * k, math.sin(a) * k
+    vx, vy = -math.sin(a) * k, math.cos(a) * k
+    cx, cy = piece.centre
+    ox, oy = (out_w - 1) / 2, (out_h - 1) / 2
+    # patch (px, py) -> view: centre + u (px - ox) + v (py - oy)
+    m = np.array([[ux, vx, cx - ux * ox - vx * oy], [uy, vy, cy - uy * ox - vy * oy]])
+    patch = cv2.warpAffine(view, m, (out_w, out_h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                           borderMode=cv2.BORDER_REPLICATE)
+    return np.asarray(patch, np.float32) / (255.0 if view.dtype == np.uint8 else 1.0)
+
+
+def compare(patch: np.ndarray, visible: np.ndarray, kind_refs: KindRefs, params: Params) -> list[Match]:
+    """Each face's best match on *patch* (see :func:`cut_out`), *visible* (float32 0/1, the
+    patch's size) marking what no other piece covers; best first.
+
+    Every reference is first scored where the piece was fitted; each face's best two are then
+    slid over the margin to their best place, and judged there on the visible part."""
+    weight = kind_refs.weight
+    h, w = weight.shape
+    if not kind_refs.refs:
+        return []
+    margin_y, margin_x = (patch.shape[0] - h) // 2, (patch.shape[1] - w) // 2
+    here = _centred(patch[margin_y:margin_y + h, margin_x:margin_x + w], weight).ravel()
+    length = float(np.sqrt(here @ here))
+    first = kind_refs.table @ (here / max(length, 1e-9))
+    by_face: dict[str, list[int]] = {}
+    for i in np.argsort(-first):
+        picks = by_face.setdefault(kind_refs.refs[i].face, [])
+        if len(picks) < 2:
+            picks.append(int(i))
+    w3 = np.repeat(weight[:, :, None], 3, axis=2)
+    count = 3.0 * float(weight.sum())
+    sums = cv2.matchTemplate(patch, w3, cv2.TM_CCORR)
+    squares = cv2.matchTemplate(patch * patch, w3, cv2.TM_CCORR)
+    spread = np.sqrt(np.maximum(squares - sums * sums / count, 1e-9))
+    matches = []
+    for face, picks in by_face.items():
+        best: tuple[float, int, tuple[int, int]] | None = None
+        for i in picks:
+            ref = kind_refs.refs[i]
+            ncc = cv2.matchTemplate(patch, ref.centred, cv2.TM_CCORR) / (ref.norm * spread)
+            _, top, _, at = cv2.minMaxLoc(ncc)
+            if best is None or top > best[0]:
+                best = (float(top), i, (int(at[0]), int(at[1])))
+        assert best is not None
+        _top, index, (dx, dy) = best
+        ref = kind_refs.refs[index]
+        seen = weight * visible[dy:dy + h, dx:dx + w]
+        score, residual, blur = _aligned(patch[dy:dy + h, dx:dx + w], ref.image, seen, params)
+        matches.append(Match(face, score, ref.turn_deg, residual, (dx, dy), index, blur))
+    matches.sort(key=lambda m: m.score, reverse=True)
+    if len(matches) > 1:
+        lead = _lead(patch, visible, kind_refs, matches[0], matches[1], params)
+        matches[0] = replace(matches[0], lead=lead)
+    return matches
+
+
+def _lead(patch: np.ndarray, visible: np.ndarray, kind_refs: KindRefs, best: Match, runner_up: Match,
+          params: Params) -> float | None:
+    """How much better *best*'s face matches the piece than *runner_up*'s on the part where
+    the two faces differ (both at *best*'s place and turn), or None when that part is small."""
+    weight = kind_refs.weight
+    h, w = weight.shape
+    a = kind_refs.refs[best.ref]
+    twins = [r for r in kind_refs.refs if r.face == runner_up.face]
+    b = min(twins, key=lambda r: abs((r.turn_deg - a.turn_deg + 180.0) % 360.0 - 180.0))
+    dx, dy = best.shift_px
+    seen = weight * visible[dy:dy + h, dx:dx + w]
+    sigma = params.twin_blur_mm * params.work_px_per_mm
+    apart = cv2.GaussianBlur(np.abs(a.image - b.image).sum(axis=2), (0, 0), sigma) * seen
+    part = apart > params.twin_difference_min
+    if part.sum() < params.twin_part_min * weight.sum():
+        return None
+    window = patch[dy:dy + h, dx:dx + w][part]
+    soft = [img if best.blur_mm <= 0 else cv2.GaussianBlur(img, (0, 0), best.blur_mm * params.work_px_per_mm)
+            for img in (a.image, b.image)]
+    return _correlation(window, soft[0][part]) - _correlation(window, soft[1][part])
+
+
+def _correlation(x: np.ndarray, y: np.ndarray) -> float:
+    """The correlation of two sets of colour pixels (N x 3), one mean over all channels."""
+    x = x - x.mean()
+    y = y - y.mean()
+    d = float(np.sqrt((x * x).sum() * (y * y).sum()))
+    return float((x * y).sum()) / d if d > 1e-12 else 0.0
+
+
+def _aligned(window: np.ndarray, face: np.ndarray, seen: np.ndarray,
+             params: Params) -> tuple[float, float, float]:
+    """The correlation of *window* and *face* over *seen*, and how far the worst smoothed patch of
+    what is left of the window, once the face (scaled and shifted to it) is taken away, stands
+    out of the median patch (in units of the window's own spread), and the blur used: the face
+    is first blurred as much as the piece looks blurred (the one of :attr:`Params.blur_steps_mm`
+    it correlates best at), so that the camera's softness is no difference."""
+    n = 3.0 * float(seen.sum())
+    if n < 12:
+        return -1.0, math.inf, 0.0
+    m = seen[:, :, None]
+    p = (window - float((window * m).sum()) / n) * m
+    pp = float((p * p).sum())
+    if pp < 1e-9:
+        return -1.0, math.inf, 0.0
+    best: tuple[float, np.ndarray, float, float] | None = None
+    for blur_mm in params.blur_steps_mm:
+        soft = face if blur_mm <= 0 else cv2.GaussianBlur(face, (0, 0), blur_mm * params.work_px_per_mm)
+        f = (soft - float((soft * m).sum()) / n) * m
+        pf, ff = float((p * f).sum()), float((f * f).sum())
+        if ff < 1e-9:
+            continue
+        score = pf / math.sqrt(ff * pp)
+        if best is None or score > best[0]:
+            best = (score, f, pf / ff, blur_mm)
+    if best is None:
+        return -1.0, math.inf, 0.0
+    score, f, gain, blur = best
+    left = np.abs(p - gain * f).sum(axis=2) / math.sqrt(pp / n * 3.0)
+    sigma = params.residual_patch_mm * params.work_px_per_mm
+    smooth = cv2.GaussianBlur(left * seen, (0, 0), sigma)
+    cover = cv2.GaussianBlur(seen, (0, 0), sigma)
+    judged = cover > 0.75  # patches near the outline are judged with their inner part only
+    if not judged.any():
+        return score, math.inf, blur
+    patches = smooth[judged] / cover[judged]
+    # a part the face does not explain stands out of the difference's level over the piece
+    # (which blur, grain and a slightly wrong turn raise all over)
+    return score, float(patches.max() - np.median(patches)), blur

@@ -1,0 +1,86 @@
+"""Every threshold of the piece reader in one place, each with its unit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Params:
+    """The reader's settings. Lengths are in mm on the table unless the name says px."""
+
+    work_px_per_mm: float = 2.0
+    """Scale of the top-down view that pieces are found and compared in (px/mm)."""
+    free_long_side_px: int = 1000
+    """Without a known scale, the frame is shrunk to at most this long a side (px)."""
+    max_table_mm: float = 3000.0
+    """The longest side of table that a top-down view may cover (mm)."""
+
+    smooth_mm: float = 0.6
+    """Blur before the table and the pieces are told apart (Gaussian sigma, mm)."""
+    background_window: float = 4.0
+    """The local table colour is the median over this many of the largest piece's sizes."""
+    table_sigmas: float = 5.0
+    """A pixel is no table when it is this many robust spreads from the local table colour."""
+    table_spread_min: float = 2.5
+    """The smallest spread taken for the table's colour (CIELAB units): a plain cloth's noise."""
+    empty_delta_min: float = 12.0
+    """With an empty frame: the smallest colour difference from it that is a piece (CIELAB)."""
+    empty_sigmas: float = 5.0
+    """With an empty frame: a difference this many robust spreads over the frame's noise."""
+    marker_quiet_zone: float = 0.45
+    """Table markers are blanked out with their white border: this share of their size more."""
+    marker_margin_mm: float = 3.0
+    """... and this much further (mm)."""
+
+    size_tolerance: float = 0.12
+    """An outline's size may differ from its kind's by this share and still be that kind."""
+    fill_min: float = 0.86
+    """A single piece's outline covers at least this share of its fitted shape."""
+    heap_inside_min: float = 0.9
+    """A piece placed in a heap lies at least this share inside the heap's outline."""
+    heap_gain_min: float = 0.45
+    """... and covers at least this share of its own area not yet taken by another piece."""
+    heap_extent_max: float = 4.0
+    """A heap spans at most this many of the largest piece's diagonals; a longer outline is
+    the table's own (a mat's edge, a board)."""
+    heap_px_per_mm: float = 1.0
+    """The scale pieces are laid in a heap at (px/mm), before the comparison refines them."""
+    heap_angle_step_deg: float = 3.0
+    """The turns tried when placing a rect in a heap (degrees)."""
+    heap_refine_deg: tuple[float, ...] = (-3.0, -1.5, 0.0, 1.5, 3.0)
+    """The turns either side of its laying angle that a piece in a heap is compared at (degrees)."""
+    leftover_min: float = 0.35
+    """What is left of a heap counts as something unknown from this share of the smallest
+    kind's area."""
+
+    shift_mm: float = 1.5
+    """How far a face is searched round the fitted centre when it is compared (mm)."""
+    disc_step_deg: float = 10.0
+    """The turns a disc's faces are compared at (degrees)."""
+    edge_trim_mm: float = 0.8
+    """The rim left out of a comparison: the outline's own blur (mm)."""
+
+    twin_blur_mm: float = 0.5
+    """Where two faces differ is judged on their difference blurred by this (Gaussian sigma, mm)."""
+    twin_difference_min: float = 0.25
+    """... and is where that difference is over this (summed over the channels, 0-3)."""
+    twin_part_min: float = 0.02
+    """... and counts only when it is at least this share of the piece."""
+
+    blur_steps_mm: tuple[float, ...] = (0.0, 0.3, 0.6)
+    """The blurs a face is tried at against a soft-looking piece (Gaussian sigma, mm)."""
+
+    score_min: float = 0.75
+    """A face is reported only when its correlation with the piece is at least this (-1..1)."""
+    margin_min: float = 0.08
+    """... and beats every other face (and the back) by at least this, in correlation where the
+    best and the runner-up differ (over the whole piece where they hardly do)."""
+    residual_max: float = 1.0
+    """... and no patch of the aligned difference, per unit of the piece's own contrast, is
+    over this (a missing or extra symbol, another colour, a fill)."""
+    residual_patch_mm: float = 2.5
+    """The size of the patches the aligned difference is judged in (Gaussian sigma, mm)."""
+
+
+DEFAULT = Params()
