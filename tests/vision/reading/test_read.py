@@ -95,6 +95,23 @@ def tiles(tmp_path: Path) -> Library:
     return library
 
 
+def test_each_tile_is_read_with_its_face_place_and_turn(tiles: Library) -> None:
+    table = cloth()
+    laid = [("moon", (50, 50), 0.0), ("drop", (130, 60), 33.0), ("star", (220, 70), 71.0),
+            ("cross", (80, 150), 118.0), ("back", (200, 150), 200.0)]
+    for name, centre, angle in laid:
+        put(table, tile_face(name), TILE, centre, angle)
+    result = read(table, tiles, px_per_mm=SCALE)
+    assert not result.unknown
+    got = {(p.face, p.front): p for p in result.pieces}
+    assert len(result.pieces) == len(laid)
+    for name, centre, angle in laid:
+        piece = got[("down", None) if name == "back" else ("up", name)]
+        assert math.dist([c / SCALE for c in piece.center], centre) < 1.0, (name, piece.center)
+        if name != "back":
+            assert abs((piece.angle_deg - angle + 180) % 360 - 180) < 3.0, (name, piece.angle_deg)
+
+
 def test_a_face_left_out_of_the_library_is_unknown(tmp_path: Path) -> None:
     library = Library.create(tmp_path / "library")
     for name in ("moon", "star", "cross"):
@@ -118,6 +135,32 @@ def test_faces_that_differ_in_colour_alone_are_told_apart(tmp_path: Path) -> Non
     put(table, blue, TILE, (200, 120), 50.0)
     result = read(table, library, px_per_mm=SCALE)
     assert sorted((p.front, round(p.center[0] / SCALE, -1)) for p in result.pieces) == [("blue", 200), ("red", 60)]
+
+
+def test_overlapping_tiles_are_each_read(tiles: Library) -> None:
+    table = cloth()
+    put(table, tile_face("moon"), TILE, (100, 100), 10.0)
+    put(table, tile_face("cross"), TILE, (134, 112), 30.0)  # over a corner of the moon
+    result = read(table, tiles, px_per_mm=SCALE)
+    assert sorted(p.front or "" for p in result.pieces) == ["cross", "moon"]
+
+
+def test_a_registration_photo_reads_back_as_its_own_face(tiles: Library) -> None:
+    for name in ("moon", "drop", "star", "cross"):
+        result = read(on_surface(tile_face(name), TILE), tiles)
+        assert [p.front for p in result.pieces] == [name], (name, result)
+    assert [p.face for p in read(on_surface(tile_face("back"), TILE), tiles).pieces] == ["down"]
+
+
+def test_a_full_bleed_scan_registers_and_reads_back(tmp_path: Path) -> None:
+    library = Library.create(tmp_path / "library")
+    for name in ("moon", "drop", "cross"):
+        library.register("tile", "rect", TILE, tile_face(name), front=name)
+    for name in ("moon", "drop", "cross"):
+        assert [p.front for p in read(tile_face(name), library).pieces] == [name]
+        table = cloth()
+        put(table, tile_face(name), TILE, (120, 90), 25.0)
+        assert [p.front for p in read(table, library, px_per_mm=SCALE).pieces] == [name]
 
 
 def test_a_foreign_object_is_not_read_as_a_piece(tiles: Library) -> None:
