@@ -1,12 +1,17 @@
 """Stage 1: what in the view is not table.
 
 With an empty frame a piece is what differs from it in colour; without one, what stands out
-from the local table colour (a median over a window several pieces wide) by more than the
-table's own spread (wood grain, cloth weave). Both work in CIELAB, so a difference in hue
-counts as much as one in brightness.
+from the local table colour by more than the table's own spread (wood grain, cloth weave). The
+local table colour is a median over a window several pieces wide; where the scale is not
+known, over what the view's rim shows, less whatever of a piece's size stands far out from the
+rim's colour (so pieces laid close together do not become the table, and a mat or board laid
+on it stays table). Both work in CIELAB, so a difference in hue counts as much
+as one in brightness.
 """
 
 from __future__ import annotations
+
+import math
 
 import cv2
 import numpy as np
@@ -42,9 +47,13 @@ def not_table(view: np.ndarray, valid: np.ndarray, empty: np.ndarray | None, pie
         spread = 1.4826 * float(np.median(np.abs(distance[sample] - typical)))
         mask = distance > max(params.empty_delta_min, typical + params.empty_sigmas * spread)
     else:
-        local = _local_table(view, valid, max(3.0, params.background_window * piece_px), sigma)
+        # without a scale the window is a guess, and pieces laid close may fill it: what stands
+        # far out from the rim's colour is then left out of the table's colour
+        clear = None if px_per_mm is not None else _unlike_rim(seen, inside, sample, piece_px, params)
+        local = _local_table(view, valid, clear, max(3.0, params.background_window * piece_px), sigma)
         offset = seen - local
-        mad = np.median(np.abs(offset[sample]), axis=0)
+        table = sample if clear is None or not (sample & ~clear).any() else sample & ~clear
+        mad = np.median(np.abs(offset[table]), axis=0)  # the table's own spread
         offset /= np.maximum(1.4826 * mad, params.table_spread_min)
         distance = np.sqrt((offset * offset).sum(axis=2))
         mask = distance > params.table_sigmas
@@ -52,13 +61,48 @@ def not_table(view: np.ndarray, valid: np.ndarray, empty: np.ndarray | None, pie
     return _clean(mask.astype(np.uint8))
 
 
-def _local_table(view: np.ndarray, valid: np.ndarray, window_px: float, sigma: float) -> np.ndarray:
-    """The table's colour round each pixel: a median over *window_px*, worked out small."""
+def _unlike_rim(seen: np.ndarray, inside: np.ndarray, sample: np.ndarray, piece_px: float,
+                params: Params) -> np.ndarray | None:
+    """Where *seen* (CIELAB) is far from the colour of the rim of *inside* (the pixels that show
+    the frame), by the rim's robust spread per channel, in parts no longer than a heap of
+    pieces *piece_px* large; None when that is most of the view (the rim is not the table)."""
+    h, w = inside.shape
+    band = max(1, round(params.rim_share * min(h, w)))
+    core = cv2.erode(inside.astype(np.uint8), np.ones((2 * band + 1, 2 * band + 1), np.uint8),
+                     borderType=cv2.BORDER_CONSTANT, borderValue=0)
+    rim = sample & (core == 0)
+    if not rim.any():
+        return None
+    colours = seen[rim]
+    centre = np.median(colours, axis=0)
+    spread = np.maximum(1.4826 * np.median(np.abs(colours - centre), axis=0), params.table_spread_min)
+    offset = (seen - centre) / spread
+    far = np.sqrt((offset * offset).sum(axis=2)) > params.rim_sigmas
+    far &= inside
+    if far.sum() > params.rim_far_max * inside.sum():
+        return None
+    parts = far.astype(np.uint8)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(parts, connectivity=8)
+    reach = params.heap_extent_max * piece_px * math.sqrt(2.0)
+    large = np.hypot(stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]) > reach
+    large[0] = True  # the background
+    return np.asarray(~large[labels])
+
+
+def _local_table(view: np.ndarray, valid: np.ndarray, pieces: np.ndarray | None, window_px: float,
+                 sigma: float) -> np.ndarray:
+    """The table's colour round each pixel: a median over *window_px* of the *valid* pixels
+    (the frame's) that are not in *pieces*, worked out small."""
     h, w = valid.shape
     factor = min(1.0, 24.0 / window_px)
     small_size = (max(1, round(w * factor)), max(1, round(h * factor)))
     small = cv2.resize(view, small_size, interpolation=cv2.INTER_AREA)
     small_valid = cv2.resize(valid, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_NEAREST)
+    if pieces is not None:
+        # a small pixel that any piece covers a part of is no table
+        covered = cv2.resize(pieces.astype(np.float32), (small.shape[1], small.shape[0]),
+                             interpolation=cv2.INTER_AREA)
+        small_valid = small_valid * (covered < 0.01)
     if not small_valid.all() and small_valid.any():
         # outside the frame: the nearest frame pixel's colour, so the median sees table only
         small = cv2.inpaint(small, (1 - small_valid).astype(np.uint8), 3, cv2.INPAINT_TELEA)

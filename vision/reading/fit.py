@@ -1,6 +1,7 @@
 """Stage 2: each outline fitted to a registered kind's shape and size.
 
-An outline that is one piece is fitted directly (its smallest enclosing rectangle or circle).
+An outline that is one piece is fitted directly (its smallest enclosing rectangle or circle;
+without a known scale, the view may be at a slant, so a rect's four sides are fitted each).
 An outline of overlapping pieces (a heap) is explained piece by piece: each kind's silhouette,
 turned in steps, is laid where it lies most inside the heap while covering what no piece laid
 before explains. What is left over counts as something unknown.
@@ -29,10 +30,14 @@ class Placement:
     px_per_mm: float
     alone: bool
     """Whether the outline was this piece alone (not laid in a heap)."""
+    corners: np.ndarray | None = None
+    """A rect seen at a slant: its four corners in view px (as :meth:`outline` orders them)."""
 
     def outline(self, points: int = 32) -> np.ndarray:
         """The piece's outline in view px: a rect's four corners (top-left first, clockwise),
         a disc's *points*."""
+        if self.corners is not None:
+            return self.corners
         cx, cy = self.centre
         w, h = (s * self.px_per_mm for s in self.kind.size_mm)
         a = math.radians(self.angle_deg)
@@ -71,7 +76,9 @@ def fit_outlines(mask: np.ndarray, kinds: list[PieceKind], px_per_mm: float | No
     leftovers: list[Leftover] = []
     smallest = min(k.area_mm2 for k in kinds)
     reach_mm = max(math.hypot(*k.size_mm) for k in kinds)
-    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    contours = list(cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0])
+    if px_per_mm is not None:
+        contours = _thin_parts_off(contours, mask.shape, kinds, px_per_mm, params)
     for contour in contours:
         area = cv2.contourArea(contour)
         if px_per_mm is not None and area < params.leftover_min * smallest * px_per_mm ** 2:
@@ -90,6 +97,30 @@ def fit_outlines(mask: np.ndarray, kinds: list[PieceKind], px_per_mm: float | No
         placements += laid
         leftovers += rest
     return placements, leftovers
+
+
+def _thin_parts_off(contours: list[np.ndarray], shape: tuple[int, int], kinds: list[PieceKind],
+                    px_per_mm: float, params: Params) -> list[np.ndarray]:
+    """*contours*, each one longer than any heap cut into what is left of it once every part
+    thinner than the narrowest piece is taken off (a band along a mat's edge, which pieces
+    laid against it would otherwise join)."""
+    reach_px = params.heap_extent_max * max(math.hypot(*k.size_mm) for k in kinds) * px_per_mm
+    narrowest = params.thin_share * min(min(k.size_mm) for k in kinds) * px_per_mm
+    size = max(3, round(narrowest) | 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
+    out: list[np.ndarray] = []
+    for contour in contours:
+        if max(cv2.minAreaRect(contour)[1]) <= reach_px:
+            out.append(contour)
+            continue
+        x, y, w, h = cv2.boundingRect(contour)
+        pad = size
+        region = np.zeros((h + 2 * pad, w + 2 * pad), np.uint8)
+        cv2.drawContours(region, [contour - [x - pad, y - pad]], -1, 1, cv2.FILLED)
+        opened = np.asarray(cv2.morphologyEx(region, cv2.MORPH_OPEN, kernel), np.uint8)
+        parts, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        out += [part + [x - pad, y - pad] for part in parts]
+    return out
 
 
 def fit_single(contour: np.ndarray, kinds: list[PieceKind], px_per_mm: float | None,
@@ -121,9 +152,67 @@ def fit_single(contour: np.ndarray, kinds: list[PieceKind], px_per_mm: float | N
             if fill < params.fill_min or size_error > params.size_tolerance:
                 continue
             candidate = Placement(kind, (rx, ry), across % 360.0, scale, True)
+            if px_per_mm is None:
+                candidate = _at_a_slant(candidate, contour)
         if best is None or size_error < best[0]:
             best = (size_error, candidate)
     return None if best is None else best[1]
+
+
+def _at_a_slant(piece: Placement, contour: np.ndarray) -> Placement:
+    """*piece* with the corners of *contour*'s four sides (each a line fitted to its middle
+    part, so rounded corners do not pull it), or as it was where the outline has no four."""
+    hull = cv2.convexHull(contour)
+    perimeter = cv2.arcLength(hull, True)
+    quad = None
+    for share in (0.02, 0.03, 0.05, 0.08):
+        approx = cv2.approxPolyDP(hull, share * perimeter, True).reshape(-1, 2).astype(np.float64)
+        if len(approx) == 4:
+            quad = approx
+            break
+    if quad is None:
+        return piece
+    points = contour.reshape(-1, 2).astype(np.float64)
+    lines = []
+    for a, b in zip(quad, np.roll(quad, -1, axis=0), strict=True):
+        side = b - a
+        length = float(np.hypot(*side))
+        along = (points - a) @ side / (length * length)
+        rel = points - a
+        off = np.abs(side[0] * rel[:, 1] - side[1] * rel[:, 0]) / length
+        near = points[(along > 0.15) & (along < 0.85) & (off < 0.02 * perimeter)]
+        if len(near) < 5:
+            return piece
+        vx, vy, x0, y0 = cv2.fitLine(near.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([x0, y0], np.float64), np.array([vx, vy], np.float64)))
+    corners = []
+    for (p, u), (q, v) in zip(lines, lines[1:] + lines[:1], strict=True):
+        det = u[0] * -v[1] - u[1] * -v[0]
+        if abs(det) < 1e-6:
+            return piece
+        t = ((q - p)[0] * -v[1] - (q - p)[1] * -v[0]) / det
+        corners.append(p + t * u)
+    found = np.array(corners)
+    if float(np.abs(found - quad[[1, 2, 3, 0]]).max()) > 0.1 * perimeter:
+        return piece
+    # each of the piece's own corners takes the nearest one found
+    order = [int(np.argmin(np.hypot(*(found - c).T))) for c in piece.outline()]
+    if len(set(order)) != 4:
+        return piece
+    ordered = found[order]
+    centre = _crossing(ordered[0], ordered[2], ordered[1], ordered[3])
+    return Placement(piece.kind, centre or piece.centre, piece.angle_deg, piece.px_per_mm, True, ordered)
+
+
+def _crossing(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray) -> tuple[float, float] | None:
+    """Where the lines a-b and c-d cross."""
+    u, v = b - a, d - c
+    det = u[0] * -v[1] - u[1] * -v[0]
+    if abs(det) < 1e-9:
+        return None
+    t = ((c - a)[0] * -v[1] - (c - a)[1] * -v[0]) / det
+    x, y = a + t * u
+    return float(x), float(y)
 
 
 def fit_heap(contour: np.ndarray, shape: tuple[int, int], kinds: list[PieceKind], px_per_mm: float,

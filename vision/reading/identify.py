@@ -2,11 +2,11 @@
 
 The piece is cut out of the view upright at the comparison scale, with a margin for the search.
 Each reference face (each of its images, at each turn the outline allows) is slid over it a
-little way; the score is the normalised cross-correlation over the piece's visible part, with
-one mean over all three colour channels, so that a change of light's strength or level does not
-count and a change of colour does. At the best place, the aligned difference (the piece less
-the face scaled to it) is smoothed to symbol size: its worst patch says whether some part of the
-piece is something the face does not explain.
+little way; the score is the normalised cross-correlation over the piece's visible part, each
+colour channel less its own mean, so that a change of light's strength or a tint laid over the
+whole piece does not count, and what is printed in which colour does. At the best place, the
+aligned difference (the piece less the face scaled to it) is smoothed to symbol size: its worst
+patch says whether some part of the piece is something the face does not explain.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ class Reference:
     image: np.ndarray
     """float32 BGR 0-1, the kind's size at the comparison scale."""
     centred: np.ndarray
-    """The image less its mean (one over all channels), zero outside the compared part."""
+    """The image less each channel's mean, zero outside the compared part."""
     norm: float
     """The length of :attr:`centred` as a vector."""
 
@@ -110,7 +110,7 @@ def _turned(image: np.ndarray, turn_deg: float) -> np.ndarray:
 
 def _centred(image: np.ndarray, weight: np.ndarray) -> np.ndarray:
     w3 = weight[:, :, None]
-    mean = float((image * w3).sum()) / (3.0 * float(weight.sum()))
+    mean = (image * w3).sum(axis=(0, 1)) / float(weight.sum())
     return np.ascontiguousarray((image - mean) * w3, np.float32)
 
 
@@ -132,6 +132,14 @@ def cut_out(view: np.ndarray, piece: Placement, size: tuple[int, int], margin_px
     round; *view* may have colour channels or not."""
     w, h = size
     out_w, out_h = w + 2 * margin_px, h + 2 * margin_px
+    if piece.corners is not None:
+        # the rect's corners in the patch (pixel edges) to where they are seen
+        lo_x, lo_y, hi_x, hi_y = margin_px - 0.5, margin_px - 0.5, margin_px + w - 0.5, margin_px + h - 0.5
+        inner = np.array([[lo_x, lo_y], [hi_x, lo_y], [hi_x, hi_y], [lo_x, hi_y]], np.float32)
+        m = cv2.getPerspectiveTransform(inner, np.asarray(piece.corners, np.float32))
+        patch = cv2.warpPerspective(view, m, (out_w, out_h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                    borderMode=cv2.BORDER_REPLICATE)
+        return np.asarray(patch, np.float32) / (255.0 if view.dtype == np.uint8 else 1.0)
     a = math.radians(piece.angle_deg)
     k = piece.px_per_mm / scale  # view px per patch px
     ux, uy = math.cos(a) * k, math.sin(a) * k
@@ -164,11 +172,11 @@ def compare(patch: np.ndarray, visible: np.ndarray, kind_refs: KindRefs, params:
         picks = by_face.setdefault(kind_refs.refs[i].face, [])
         if len(picks) < 2:
             picks.append(int(i))
-    w3 = np.repeat(weight[:, :, None], 3, axis=2)
-    count = 3.0 * float(weight.sum())
-    sums = cv2.matchTemplate(patch, w3, cv2.TM_CCORR)
-    squares = cv2.matchTemplate(patch * patch, w3, cv2.TM_CCORR)
-    spread = np.sqrt(np.maximum(squares - sums * sums / count, 1e-9))
+    count = float(weight.sum())
+    variance = sum(cv2.matchTemplate(channel * channel, weight, cv2.TM_CCORR)
+                   - cv2.matchTemplate(channel, weight, cv2.TM_CCORR) ** 2 / count
+                   for channel in cv2.split(patch))
+    spread = np.sqrt(np.maximum(variance, 1e-9))
     matches = []
     for face, picks in by_face.items():
         best: tuple[float, int, tuple[int, int]] | None = None
@@ -214,9 +222,9 @@ def _lead(patch: np.ndarray, visible: np.ndarray, kind_refs: KindRefs, best: Mat
 
 
 def _correlation(x: np.ndarray, y: np.ndarray) -> float:
-    """The correlation of two sets of colour pixels (N x 3), one mean over all channels."""
-    x = x - x.mean()
-    y = y - y.mean()
+    """The correlation of two sets of colour pixels (N x 3), each channel less its mean."""
+    x = x - x.mean(axis=0)
+    y = y - y.mean(axis=0)
     d = float(np.sqrt((x * x).sum() * (y * y).sum()))
     return float((x * y).sum()) / d if d > 1e-12 else 0.0
 
@@ -231,15 +239,14 @@ def _aligned(window: np.ndarray, face: np.ndarray, seen: np.ndarray,
     n = 3.0 * float(seen.sum())
     if n < 12:
         return -1.0, math.inf, 0.0
-    m = seen[:, :, None]
-    p = (window - float((window * m).sum()) / n) * m
+    p = _centred(window, seen)
     pp = float((p * p).sum())
     if pp < 1e-9:
         return -1.0, math.inf, 0.0
     best: tuple[float, np.ndarray, float, float] | None = None
     for blur_mm in params.blur_steps_mm:
         soft = face if blur_mm <= 0 else cv2.GaussianBlur(face, (0, 0), blur_mm * params.work_px_per_mm)
-        f = (soft - float((soft * m).sum()) / n) * m
+        f = _centred(soft, seen)
         pf, ff = float((p * f).sum()), float((f * f).sum())
         if ff < 1e-9:
             continue

@@ -22,6 +22,14 @@ class Params:
     """The local table colour is the median over this many of the largest piece's sizes."""
     table_sigmas: float = 5.0
     """A pixel is no table when it is this many robust spreads from the local table colour."""
+    rim_share: float = 0.03
+    """Without an empty frame, the table's colour is first taken from the view's rim: a band
+    this share of the view's shorter side wide."""
+    rim_sigmas: float = 8.0
+    """... and what is this many of the rim's robust spreads from it is left out of the local
+    table colour."""
+    rim_far_max: float = 0.7
+    """... unless that is over this share of the view: then the rim is not the table."""
     table_spread_min: float = 2.5
     """The smallest spread taken for the table's colour (CIELAB units): a plain cloth's noise."""
     empty_delta_min: float = 12.0
@@ -44,6 +52,9 @@ class Params:
     heap_extent_max: float = 4.0
     """A heap spans at most this many of the largest piece's diagonals; a longer outline is
     the table's own (a mat's edge, a board)."""
+    thin_share: float = 0.8
+    """An outline longer than any heap loses its parts thinner than this share of the
+    narrowest piece's width (a band along a mat's edge), and what is left is read."""
     heap_px_per_mm: float = 1.0
     """The scale pieces are laid in a heap at (px/mm), before the comparison refines them."""
     heap_angle_step_deg: float = 3.0

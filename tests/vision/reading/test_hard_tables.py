@@ -1,0 +1,96 @@
+"""The staged reader on tables that are hard to find pieces on: a photo at a slant with no
+scale, pieces laid edge to edge, a mat whose edge the pieces touch, a coin whose rim is nearly
+the surface's colour, and light of another colour."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from tests.vision.reading.test_read import SCALE, TILE, cloth, put, tile_face
+from vision.library import Library, PieceKind, find_piece, frame_points
+from vision.reading import read
+
+FACES = ("moon", "drop", "star", "cross")
+
+
+def _library(root: Path) -> Library:
+    library = Library.create(root)
+    for name in FACES:
+        library.register("tile", "rect", TILE, tile_face(name), front=name)
+    return library
+
+
+def test_a_tile_seen_at_a_slant_is_read_without_a_scale(tmp_path: Path) -> None:
+    library = _library(tmp_path / "library")
+    for name in FACES:
+        photo = np.full((480, 640, 3), (40, 45, 50), np.uint8)
+        face = tile_face(name)
+        # the near edge wider than the far one, as a camera a little off straight above sees it
+        seen = np.float32([[232, 110], [418, 116], [442, 362], [204, 354]])
+        m = cv2.getPerspectiveTransform(np.float32([[0, 0], [400, 0], [400, 400], [0, 400]]), seen)
+        warped = cv2.warpPerspective(face, m, (640, 480))
+        cover = cv2.warpPerspective(np.full((400, 400), 255, np.uint8), m, (640, 480))[:, :, None] / 255.0
+        photo = np.round(photo * (1 - cover) + warped * cover).astype(np.uint8)
+        assert [p.front for p in read(photo, library).pieces] == [name]
+
+
+def test_tiles_laid_edge_to_edge_are_each_read_without_a_scale(tmp_path: Path) -> None:
+    library = _library(tmp_path / "library")
+    table = np.full((round(150 * SCALE), round(200 * SCALE), 3), (25, 25, 25), np.uint8)
+    laid = [(name, (32 + 45 * (i % 4), 30 + 45 * (i // 4))) for i, name in enumerate(FACES * 3)]
+    for name, centre in laid:
+        put(table, tile_face(name), TILE, centre, 0.0)
+    result = read(table, library)
+    assert not result.unknown
+    got = sorted((round(p.center[1] / SCALE / 45), round(p.center[0] / SCALE / 45), p.front) for p in result.pieces)
+    assert got == sorted((round(c[1] / 45), round(c[0] / 45), n) for n, c in laid)
+
+
+def test_a_tile_against_the_edge_of_a_mat_is_read(tmp_path: Path) -> None:
+    library = _library(tmp_path / "library")
+    table = cloth(400, 250)
+    table[:, round(150 * SCALE):] = (70, 40, 60)  # a dark purple mat over most of the cloth
+    put(table, tile_face("star"), TILE, (172, 120), 0.0)  # just inside the mat, its edge 2 mm off
+    put(table, tile_face("moon"), TILE, (300, 60), 20.0)
+    result = read(table, library, px_per_mm=SCALE)
+    assert sorted(p.front or "" for p in result.pieces) == ["moon", "star"]
+
+
+def test_a_small_coin_with_a_faint_rim_registers_at_its_whole_size(tmp_path: Path) -> None:
+    face = np.full((240, 240, 3), 255, np.uint8)
+    cv2.circle(face, (120, 120), 120, (125, 121, 120), -1)  # the rim's outer band: near the surface
+    cv2.circle(face, (120, 120), 104, (190, 190, 195), -1)
+    cv2.circle(face, (120, 120), 80, (30, 30, 35), -1)
+    cv2.putText(face, "10", (62, 145), cv2.FONT_HERSHEY_SIMPLEX, 2.4, (245, 245, 245), 8)
+    photo = np.full((900, 900, 3), 128, np.uint8)  # a plain grey surface, the coin 5 % of it
+    disc = np.zeros((240, 240), np.uint8)
+    cv2.circle(disc, (120, 120), 120, 255, -1)
+    spot = photo[300:540, 400:640]
+    spot[disc > 0] = face[disc > 0]
+    frame = find_piece(photo, PieceKind("coin", "disc", (24.0, 24.0)))
+    assert frame is not None
+    corners = frame_points(frame, np.array([[0.0, 0.0], [1.0, 1.0]]))
+    assert np.allclose(corners, [[400, 300], [640, 540]], atol=240 * 0.04), corners
+
+
+def _ring(colour: tuple[int, int, int]) -> np.ndarray:
+    """A white card-like tile with a thin ring drawn in *colour* (BGR)."""
+    face = np.full((400, 400, 3), 240, np.uint8)
+    cv2.ellipse(face, (200, 200), (120, 70), 0, 0, 360, colour, 10)
+    return face
+
+
+def test_light_of_another_colour_does_not_change_the_faces(tmp_path: Path) -> None:
+    inks = {"red": (40, 40, 200), "green": (60, 150, 40)}
+    library = Library.create(tmp_path / "library")
+    for name, ink in inks.items():
+        library.register("tile", "rect", TILE, _ring(ink), front=name)
+    table = cloth()
+    for i, ink in enumerate(inks.values()):
+        put(table, _ring(ink), TILE, (50 + 90 * i, 100), 20.0 * i)
+    warm = np.clip(table * np.array([0.75, 0.9, 1.12]), 0, 255).astype(np.uint8)  # BGR: less blue
+    result = read(warm, library, px_per_mm=SCALE)
+    assert [p.front for p in sorted(result.pieces, key=lambda p: p.center[0])] == list(inks)
