@@ -50,7 +50,15 @@ def not_table(view: np.ndarray, valid: np.ndarray, empty: np.ndarray | None, pie
         # without a scale the window is a guess, and pieces laid close may fill it: what stands
         # far out from the rim's colour is then left out of the table's colour
         clear = None if px_per_mm is not None else _unlike_rim(seen, inside, sample, piece_px, params)
-        local = _local_table(view, valid, clear, max(3.0, params.background_window * piece_px), sigma)
+        window = max(3.0, params.background_window * piece_px)
+        local = _local_table(view, valid, clear, window, sigma)
+        # a mat on a cloth: each part's colour from that part alone, not across its edge (only
+        # with a scale: without one, a mat and a piece are not told apart by size)
+        regions = None if px_per_mm is None else _table_regions(seen, inside, piece_px, params)
+        if regions is not None:
+            for region in np.unique(regions[inside]):
+                part = inside & (regions == region)
+                local[part] = _local_table(view, part.astype(np.uint8), clear, window, sigma)[part]
         offset = seen - local
         table = sample if clear is None or not (sample & ~clear).any() else sample & ~clear
         mad = np.median(np.abs(offset[table]), axis=0)  # the table's own spread
@@ -58,7 +66,51 @@ def not_table(view: np.ndarray, valid: np.ndarray, empty: np.ndarray | None, pie
         distance = np.sqrt((offset * offset).sum(axis=2))
         mask = distance > params.table_sigmas
     mask &= inside
-    return _clean(mask.astype(np.uint8))
+    return _clean(mask.astype(np.uint8), params.hole_max * piece_px * piece_px)
+
+
+def _table_regions(seen: np.ndarray, inside: np.ndarray, piece_px: float,
+                   params: Params) -> np.ndarray | None:
+    """The parts of a table of different colours (a mat on a cloth), as a label per pixel of
+    *seen* (CIELAB), or None for a table of one colour: the view's colours in up to
+    :attr:`Params.table_regions` clusters, each cluster's parts larger than any heap of pieces
+    kept, and every other pixel given the part nearest it."""
+    f = min(1.0, params.region_px_per_piece / max(piece_px, 1e-6))
+    h, w = inside.shape
+    size = (max(1, round(w * f)), max(1, round(h * f)))
+    small = np.asarray(cv2.medianBlur(np.asarray(cv2.resize(seen, size, interpolation=cv2.INTER_AREA),
+                                                 np.float32), 5), np.float32)
+    shown = cv2.resize(inside.astype(np.uint8), size, interpolation=cv2.INTER_NEAREST) > 0
+    colours = small[shown]
+    if len(colours) < 10 * params.table_regions:
+        return None
+    cv2.setRNGSeed(0)
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    _, clusters, centres = cv2.kmeans(colours, params.table_regions, np.zeros((len(colours), 1), np.int32),
+                                      criteria, 3, cv2.KMEANS_PP_CENTERS)
+    found = np.asarray(clusters, np.int64)
+    # clusters of nearly one colour are one (a plain cloth's shades)
+    group = list(range(len(centres)))
+    for i in range(len(centres)):
+        for j in range(i):
+            if float(np.linalg.norm(centres[i] - centres[j])) < params.region_delta_min:
+                old, new = group[i], group[j]
+                group = [new if g == old else g for g in group]
+    labels = np.full(shown.shape, -1, np.int32)
+    labels[shown] = np.asarray(group)[found.ravel()]
+    reach = params.heap_extent_max * piece_px * math.sqrt(2.0) * f
+    kept = np.zeros(shown.shape, bool)
+    for g in set(group):
+        _, parts, stats, _ = cv2.connectedComponentsWithStats((labels == g).astype(np.uint8), connectivity=8)
+        large = np.hypot(stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]) > reach
+        large[0] = False
+        kept |= large[parts]
+    if len(set(labels[kept].tolist())) < 2:
+        return None
+    _, nearest = cv2.distanceTransformWithLabels((~kept).astype(np.uint8), cv2.DIST_L2, 5,
+                                                 labelType=cv2.DIST_LABEL_PIXEL)
+    of_kept = np.concatenate([[-1], labels[kept]]).astype(np.int32)  # label k: the k-th kept pixel
+    return np.asarray(cv2.resize(of_kept[nearest], (w, h), interpolation=cv2.INTER_NEAREST), np.int32)
 
 
 def _unlike_rim(seen: np.ndarray, inside: np.ndarray, sample: np.ndarray, piece_px: float,
@@ -112,14 +164,19 @@ def _local_table(view: np.ndarray, valid: np.ndarray, pieces: np.ndarray | None,
     return lab(cv2.resize(median, (w, h), interpolation=cv2.INTER_LINEAR), 0.0)
 
 
-def _clean(mask: np.ndarray) -> np.ndarray:
-    """*mask* without specks, with small gaps closed and holes filled."""
+def _clean(mask: np.ndarray, hole_max_px: float) -> np.ndarray:
+    """*mask* without specks, with small gaps closed and holes up to *hole_max_px* filled (a
+    piece's own print; a larger hole is table that something runs round, such as a band along
+    a mat's edge)."""
     kernel = np.ones((3, 3), np.uint8)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel)
-    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    filled = np.zeros_like(mask)
-    cv2.drawContours(filled, contours, -1, 1, thickness=cv2.FILLED)
+    mask = np.asarray(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel), np.uint8)
+    contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    filled = mask.copy()
+    if hierarchy is not None:
+        holes = [c for c, h in zip(contours, hierarchy[0], strict=True)
+                 if h[3] >= 0 and cv2.contourArea(c) <= hole_max_px]
+        cv2.drawContours(filled, holes, -1, 1, thickness=cv2.FILLED)
     return filled
 
 

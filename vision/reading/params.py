@@ -36,6 +36,16 @@ class Params:
     """With an empty frame: the smallest colour difference from it that is a piece (CIELAB)."""
     empty_sigmas: float = 5.0
     """With an empty frame: a difference this many robust spreads over the frame's noise."""
+    table_regions: int = 3
+    """Without an empty frame, the table is looked at as up to this many parts of different
+    colours (a mat on a cloth), each its own local colour."""
+    region_delta_min: float = 12.0
+    """... parts whose colours are nearer than this are one (CIELAB)."""
+    region_px_per_piece: float = 8.0
+    """... found in a view shrunk to this many px across the largest piece."""
+    hole_max: float = 1.5
+    """A hole in what is not table is filled (a piece's own print) up to this many times the
+    square of the largest piece's size; a larger one is table."""
     marker_quiet_zone: float = 0.45
     """Table markers are blanked out with their white border: this share of their size more."""
     marker_margin_mm: float = 3.0

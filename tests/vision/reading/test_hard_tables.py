@@ -49,14 +49,20 @@ def test_tiles_laid_edge_to_edge_are_each_read_without_a_scale(tmp_path: Path) -
     assert got == sorted((round(c[1] / 45), round(c[0] / 45), n) for n, c in laid)
 
 
-def test_a_tile_against_the_edge_of_a_mat_is_read(tmp_path: Path) -> None:
+def test_tiles_near_the_edge_of_a_mat_are_read(tmp_path: Path) -> None:
     library = _library(tmp_path / "library")
-    table = cloth(400, 250)
-    table[:, round(150 * SCALE):] = (70, 40, 60)  # a dark purple mat over most of the cloth
-    put(table, tile_face("star"), TILE, (172, 120), 0.0)  # just inside the mat, its edge 2 mm off
+    rng = np.random.default_rng(3)
+    table = np.full((round(250 * SCALE), round(400 * SCALE), 3), (120, 170, 190), np.float32)  # sand
+    shade = cv2.GaussianBlur(rng.normal(0, 1, table.shape[:2]).astype(np.float32), (0, 0), 25)
+    table += (shade / shade.std() * 14)[:, :, None] + rng.normal(0, 6, table.shape)  # mottled
+    mat = np.s_[round(10 * SCALE):round(240 * SCALE), round(150 * SCALE):round(380 * SCALE)]
+    table[mat] = (70, 40, 60) + rng.normal(0, 3, table[mat].shape)  # a dark mat on it
+    table = np.clip(table, 0, 255).astype(np.uint8)
+    put(table, tile_face("star"), TILE, (173, 120), 0.0)  # 3 mm in from the mat's edge
+    put(table, tile_face("drop"), TILE, (240, 32), 0.0)
     put(table, tile_face("moon"), TILE, (300, 60), 20.0)
     result = read(table, library, px_per_mm=SCALE)
-    assert sorted(p.front or "" for p in result.pieces) == ["moon", "star"]
+    assert sorted(p.front or "" for p in result.pieces) == ["drop", "moon", "star"]
 
 
 def test_a_small_coin_with_a_faint_rim_registers_at_its_whole_size(tmp_path: Path) -> None:
