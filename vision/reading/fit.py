@@ -137,8 +137,15 @@ def fit_single(contour: np.ndarray, kinds: list[PieceKind], px_per_mm: float | N
             scale = 2 * radius / d if px_per_mm is None else px_per_mm
             size_error = abs(2 * radius / (d * scale) - 1.0)
             round_enough = min(rw, rh) / max(rw, rh, 1e-6) >= 1.0 - params.size_tolerance
-            if fill < params.fill_min or size_error > params.size_tolerance or not round_enough:
+            # with a scale, a round outline a little smaller than the disc is its middle: its
+            # rim is the table's colour (copper on wood); the disc is laid at its own size
+            inner = (px_per_mm is not None and params.disc_inner_min <= 2 * radius / (d * scale) < 1.0
+                     and fill >= params.disc_inner_fill_min)
+            whole = fill >= params.fill_min and size_error <= params.size_tolerance
+            if not round_enough or not (inner or whole):
                 continue
+            if size_error > params.size_tolerance:
+                size_error = params.size_tolerance  # any fit at its own size comes first
             candidate = Placement(kind, (cx, cy), 0.0, scale, True)
         else:
             w, h = kind.size_mm

@@ -55,6 +55,11 @@ class Params:
     """An outline's size may differ from its kind's by this share and still be that kind."""
     fill_min: float = 0.86
     """A single piece's outline covers at least this share of its fitted shape."""
+    disc_inner_min: float = 0.75
+    """With a scale, a round outline down to this share of a disc's diameter is that disc, its
+    rim the table's colour ..."""
+    disc_inner_fill_min: float = 0.75
+    """... when it covers at least this share of its own enclosing circle."""
     heap_inside_min: float = 0.9
     """A piece placed in a heap lies at least this share inside the heap's outline."""
     heap_gain_min: float = 0.45

@@ -100,3 +100,28 @@ def test_light_of_another_colour_does_not_change_the_faces(tmp_path: Path) -> No
     warm = np.clip(table * np.array([0.75, 0.9, 1.12]), 0, 255).astype(np.uint8)  # BGR: less blue
     result = read(warm, library, px_per_mm=SCALE)
     assert [p.front for p in sorted(result.pieces, key=lambda p: p.center[0])] == list(inks)
+
+
+def test_a_coin_whose_rim_is_the_tables_colour_is_read(tmp_path: Path) -> None:
+    wood = (40, 80, 130)  # BGR: a copper rim on wood of its colour
+    face = np.full((240, 240, 3), 255, np.uint8)
+    cv2.circle(face, (120, 120), 119, wood, -1)
+    cv2.circle(face, (120, 120), 96, (60, 150, 40), -1)
+    cv2.putText(face, "50", (55, 150), cv2.FONT_HERSHEY_SIMPLEX, 2.8, (245, 245, 245), 9)
+    other = face.copy()
+    cv2.circle(other, (120, 120), 96, (170, 70, 30), -1)
+    cv2.putText(other, "7", (85, 150), cv2.FONT_HERSHEY_SIMPLEX, 2.8, (245, 245, 245), 9)
+    library = Library.create(tmp_path / "library")
+    for name, image in (("fifty", face), ("seven", other)):
+        photo = np.full((600, 600, 3), 128, np.uint8)
+        round_ = np.zeros((240, 240), np.uint8)
+        cv2.circle(round_, (120, 120), 119, 1, -1)
+        photo[180:420, 180:420][round_ > 0] = image[round_ > 0]
+        library.register("coin", "disc", (24.0, 24.0), photo, front=name)
+    table = cloth()
+    table[:] = np.clip(table.astype(np.int16) - (96, 104, 98) + wood, 0, 255).astype(np.uint8)
+    put(table, face, (24.0, 24.0), (80, 90), 0.0, disc=True)
+    put(table, other, (24.0, 24.0), (200, 120), 0.0, disc=True)
+    result = read(table, library, px_per_mm=SCALE)
+    assert sorted((p.front or "", round(p.center[0] / SCALE, -1)) for p in result.pieces) == [
+        ("fifty", 80), ("seven", 200)]
