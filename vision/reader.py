@@ -72,7 +72,7 @@ import math
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -98,6 +98,9 @@ from vision.library import (
     warp,
     whole_image_frame,
 )
+from vision.reading.result import FoundPiece as FoundPiece  # re-exported: the results are one type
+from vision.reading.result import ReadResult as ReadResult
+from vision.reading.result import UnknownPiece as UnknownPiece
 
 WORK_LONG_SIDE_PX = 1280
 """Larger frames are shrunk to this first (a card in a phone photo is then still ~3 px/mm,
@@ -513,58 +516,6 @@ SURE_SCORE = 0.9
 the thresholds. It ranks answers; it is not a probability."""
 
 
-@dataclass(frozen=True)
-class FoundPiece:
-    """A piece read on the table.
-
-    ``center`` is in table mm when ``in_mm`` (a calibration was given), else in the frame's
-    pixels. ``angle_deg`` is the direction of the piece's top edge (left to right as
-    stored in the library), clockwise from the +x axis (y points down), 0-360; a disc's
-    to :data:`DISC_STEP_DEG`. ``confidence`` is 0-1 (see :data:`SURE_SCORE`); ``score``
-    and ``margin`` are the raw numbers it came from. ``outline_px`` is the fitted outline
-    in the frame's pixels (a rect's four corners, a disc's :data:`DISC_OUTLINE_POINTS`), for
-    drawing it over the photo.
-    """
-
-    kind: str
-    face: str
-    front: str | None
-    center: tuple[float, float]
-    in_mm: bool
-    angle_deg: float
-    confidence: float
-    score: float
-    margin: float
-    outline_px: tuple[tuple[float, float], ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        """``{"kind", "face", "front", "center_mm" or "center_px", "angle_deg", "confidence"}``."""
-        return {"kind": self.kind, "face": self.face, "front": self.front,
-                "center_mm" if self.in_mm else "center_px": _rounded(self.center),
-                "angle_deg": round(self.angle_deg, 1), "confidence": round(self.confidence, 3)}
-
-
-@dataclass(frozen=True)
-class UnknownPiece:
-    """Something on the table that is no piece of the library, or none surely enough.
-
-    ``best`` (``"kind/front"`` or ``"kind/back"``), ``score`` and ``margin`` say what it was
-    nearest to when it fitted a kind's shape at all; they are for diagnosis, not for use.
-    ``outline_px`` is its outline as segmented, in the frame's pixels.
-    """
-
-    center: tuple[float, float]
-    in_mm: bool
-    best: str | None = None
-    score: float | None = None
-    margin: float | None = None
-    outline_px: tuple[tuple[float, float], ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        """``{"center_mm" or "center_px": [x, y]}``."""
-        return {"center_mm" if self.in_mm else "center_px": _rounded(self.center)}
-
-
 def _rounded(point: tuple[float, float]) -> list[float]:
     return [round(point[0], 2), round(point[1], 2)]
 
@@ -572,18 +523,6 @@ def _rounded(point: tuple[float, float]) -> list[float]:
 def _points(points: np.ndarray) -> tuple[tuple[float, float], ...]:
     # by tolist: the same floats, 6x faster than each point's own (40 outlines a frame)
     return tuple((x, y) for x, y in np.asarray(points, np.float64).reshape(-1, 2).tolist())
-
-
-@dataclass(frozen=True)
-class ReadResult:
-    """What :func:`read` found: the pieces it identified, and what it could not."""
-
-    pieces: tuple[FoundPiece, ...]
-    unknown: tuple[UnknownPiece, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        """``{"pieces": [...], "unknown": [...]}`` as documented on each."""
-        return {"pieces": [p.to_json() for p in self.pieces], "unknown": [u.to_json() for u in self.unknown]}
 
 
 def read(image: np.ndarray, library: Library, *, calibration: TableCalibration | None = None,
