@@ -22,7 +22,7 @@ from vision.calibration import TableCalibration
 from vision.library import Library, PieceKind
 from vision.reading.decide import decide
 from vision.reading.find import blank, not_table
-from vision.reading.fit import Placement, fit_outlines
+from vision.reading.fit import Leftover, Placement, fit_outlines
 from vision.reading.identify import KindRefs, Match, compare, cut_out, references
 from vision.reading.params import DEFAULT, Params
 from vision.reading.plane import Plane, make_plane
@@ -70,10 +70,9 @@ def read(image: np.ndarray, library: Library, *, calibration: TableCalibration |
     if empty is None and (seen_markers is not None or layout_dictionary is not None):
         seen = seen_markers if seen_markers is not None else markers.detect(image, layout_dictionary or "")
         quads = [plane.from_frame(q) for q in seen.values()]
-        blank(mask, quads, params.marker_quiet_zone, params.marker_margin_mm * (plane.scale or 1.0))
+        blank(mask, quads, params.marker_quiet_zone, params.marker_margin_mm * (plane.scale or 1.0),
+              params.marker_sheet_share)
     placements, leftovers = fit_outlines(mask, kinds, plane.scale, params)
-    pieces: list[FoundPiece] = []
-    unknown: list[UnknownPiece] = []
     found = [(piece, _matches(view, piece, placements, refs[piece.kind.name], params))
              for piece in placements]
     if any(not piece.alone for piece in placements):
@@ -83,22 +82,54 @@ def read(image: np.ndarray, library: Library, *, calibration: TableCalibration |
         found = [(piece, matches if piece.alone else
                   _matches(view, piece, placements, refs[piece.kind.name], params))
                  for piece, (_was, matches) in zip(placements, found, strict=True)]
-    for piece, matches in found:
-        _report(plane, piece, matches, params, pieces, unknown)
+    pieces, unknown = _reported(plane, found, leftovers, params)
     if not pieces and calibration is None:
         whole = _whole_view(view, kinds, params)
-        if whole:
-            pieces.clear()
-            unknown.clear()
+        if whole:  # a scan or a crop: the view is the piece, and what it shows is its print
+            pieces, unknown = [], []
             for piece in whole:
-                _report(plane, piece, _matches(view, piece, [piece], refs[piece.kind.name], params), params,
-                        pieces, unknown)
+                matches = _matches(view, piece, [piece], refs[piece.kind.name], params)
+                _report(plane, piece, matches, params, pieces, unknown)
             if len(pieces) > 1 or (pieces and unknown):
                 best = max(pieces, key=lambda p: p.score)
                 pieces, unknown = [best], []
-    unknown += [UnknownPiece(_point(plane.to_report(np.array([left.centre]))), plane.in_mm,
-                             outline_px=_points(plane.to_frame(left.outline))) for left in leftovers]
     return ReadResult(tuple(pieces), tuple(unknown))
+
+
+def _reported(plane: Plane, found: list[tuple[Placement, list[Match]]], leftovers: list[Leftover],
+              params: Params) -> tuple[list[FoundPiece], list[UnknownPiece]]:
+    """What is reported of the pieces *found* (each with its faces' matches) and of the
+    *leftovers*: a heap of which no piece is named is one thing unknown."""
+    pieces: list[FoundPiece] = []
+    unknown: list[UnknownPiece] = []
+    light = _light([m for _piece, m in found], params)
+    in_heap: dict[int, tuple[Leftover, list[UnknownPiece]]] = {}  # each heap's unknowns
+    named: set[int] = set()  # the heaps that a piece was named in
+    for piece, matches in found:
+        before = len(pieces), len(unknown)
+        _report(plane, piece, matches, params, pieces, unknown, light)
+        if piece.heap is not None:
+            entry = in_heap.setdefault(id(piece.heap), (piece.heap, []))
+            entry[1].extend(unknown[before[1]:])
+            if len(pieces) > before[0]:
+                named.add(id(piece.heap))
+    for left in leftovers:
+        if left.heap is None:
+            unknown.append(_unknown(plane, left))
+        else:
+            entry = in_heap.setdefault(id(left.heap), (left.heap, []))
+            entry[1].append(_unknown(plane, left))
+            if id(left.heap) in named:
+                unknown.append(entry[1][-1])
+    for key, (heap, parts) in in_heap.items():
+        if key not in named:
+            unknown = [u for u in unknown if all(u is not part for part in parts)] + [_unknown(plane, heap)]
+    return pieces, unknown
+
+
+def _unknown(plane: Plane, left: Leftover) -> UnknownPiece:
+    return UnknownPiece(_point(plane.to_report(np.array([left.centre]))), plane.in_mm,
+                        outline_px=_points(plane.to_frame(left.outline)))
 
 
 def _references(library: Library, params: Params) -> dict[str, KindRefs]:
@@ -113,8 +144,8 @@ def _references(library: Library, params: Params) -> dict[str, KindRefs]:
 def _matches(view: np.ndarray, piece: Placement, placements: list[Placement], kind_refs: KindRefs,
              params: Params) -> list[Match]:
     h, w = kind_refs.weight.shape
-    margin = max(1, round(params.shift_mm * params.work_px_per_mm))
-    scale = params.work_px_per_mm
+    scale = kind_refs.scale
+    margin = max(1, round(params.shift_mm * scale))
     others = [other for other in placements if other is not piece and _near(other, piece)]
     # a piece laid in a heap is turned only to the step it was laid at: try either side of it
     turns = [0.0] if piece.alone or piece.kind.shape == "disc" else params.heap_refine_deg
@@ -163,13 +194,26 @@ def _near(a: Placement, b: Placement) -> bool:
     return math.dist(a.centre, b.centre) < reach
 
 
+def _light(found: list[list[Match]], params: Params) -> np.ndarray | None:
+    """The light's colour over the table, as the pieces named show it: the median of their
+    :attr:`~vision.reading.identify.Match.tint`, or None where no piece is named."""
+    tints = [matches[0].tint for matches in found
+             if matches and matches[0].tint is not None and decide(matches, params).face is not None]
+    return np.median(np.array(tints), axis=0) if tints else None
+
+
 def _report(plane: Plane, piece: Placement, matches: list[Match], params: Params,
-            pieces: list[FoundPiece], unknown: list[UnknownPiece]) -> None:
+            pieces: list[FoundPiece], unknown: list[UnknownPiece], light: np.ndarray | None = None) -> None:
+    """Add *piece* to *pieces* when its faces' *matches* name one and its colour against that
+    face's is the *light*'s (within :attr:`Params.tint_max`), else to *unknown*."""
     verdict = decide(matches, params)
+    best = verdict.best
+    if (verdict.face is not None and best is not None and light is not None and best.tint is not None
+            and float(np.abs(np.asarray(best.tint) - light).max()) > params.tint_max):
+        verdict = replace(verdict, face=None)  # the face's print in another colour
     centre = np.array([piece.centre])
     outline = _points(plane.to_frame(piece.outline()))
-    if verdict.face is None or verdict.best is None:
-        best = verdict.best
+    if verdict.face is None or best is None:
         unknown.append(UnknownPiece(_point(plane.to_report(centre)), plane.in_mm,
                                     best=None if best is None else f"{piece.kind.name}/{best.face}",
                                     score=None if best is None else round(best.score, 4),
@@ -179,8 +223,8 @@ def _report(plane: Plane, piece: Placement, matches: list[Match], params: Params
     pieces.append(FoundPiece(
         kind=piece.kind.name, face="down" if face_down else "up", front=None if face_down else verdict.face,
         center=_point(plane.to_report(centre)), in_mm=plane.in_mm,
-        angle_deg=(piece.angle_deg + verdict.best.turn_deg) % 360.0, confidence=verdict.confidence,
-        score=verdict.best.score, margin=verdict.margin, outline_px=outline))
+        angle_deg=(piece.angle_deg + best.turn_deg) % 360.0, confidence=verdict.confidence,
+        score=best.score, margin=verdict.margin, outline_px=outline))
 
 
 def _whole_view(view: np.ndarray, kinds: list[PieceKind], params: Params) -> list[Placement]:

@@ -180,11 +180,28 @@ def _clean(mask: np.ndarray, hole_max_px: float) -> np.ndarray:
     return filled
 
 
-def blank(mask: np.ndarray, quads_px: list[np.ndarray], grow: float, margin_px: float) -> None:
+def blank(mask: np.ndarray, quads_px: list[np.ndarray], grow: float, margin_px: float,
+          sheet_share: float) -> None:
     """Clear each quad in *mask* (view px), grown by the share *grow* of its size round its
-    centre, and then by *margin_px*."""
+    centre, and then by *margin_px*; and every part of *mask* of which *sheet_share* or more
+    lies within twice that of a quad (what is left of the sheet a marker is printed on)."""
+    if not quads_px:
+        return
+    near = np.zeros_like(mask)
+    cleared = np.zeros_like(mask)
     for quad in quads_px:
         centre = quad.mean(axis=0)
         reach = float(np.linalg.norm(quad - centre, axis=1).mean())
         factor = 1.0 + grow + margin_px / max(reach, 1e-6)
-        cv2.fillConvexPoly(mask, np.round(centre + (quad - centre) * factor).astype(np.int32), 0)
+        cv2.fillConvexPoly(cleared, np.round(centre + (quad - centre) * factor).astype(np.int32), 1)
+        cv2.fillConvexPoly(near, np.round(centre + (quad - centre) * 2 * factor).astype(np.int32), 1)
+    mask[cleared > 0] = 0
+    count, labels = cv2.connectedComponents(mask, connectivity=8)
+    area = np.bincount(labels.ravel(), minlength=count)
+    by_sheet = np.bincount(labels.ravel(), weights=near.ravel().astype(np.float64), minlength=count)
+    # only what is left round a marker: the parts that touch where it was cleared
+    rim = cv2.dilate(cleared, np.ones((3, 3), np.uint8)) > 0
+    touching = np.bincount(labels[rim], minlength=count) > 0
+    sheet = touching & (by_sheet >= sheet_share * np.maximum(area, 1))
+    sheet[0] = False
+    mask[sheet[labels]] = 0

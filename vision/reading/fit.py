@@ -1,16 +1,18 @@
 """Stage 2: each outline fitted to a registered kind's shape and size.
 
 An outline that is one piece is fitted directly (its smallest enclosing rectangle or circle;
-without a known scale, the view may be at a slant, so a rect's four sides are fitted each).
+without a known scale, the view may be at a slant, so a rect's four sides are fitted each);
+one that fits no kind is tried again without its thin parts (a streak of grain touching it).
 An outline of overlapping pieces (a heap) is explained piece by piece: each kind's silhouette,
-turned in steps, is laid where it lies most inside the heap while covering what no piece laid
-before explains. What is left over counts as something unknown.
+turned along the directions the heap's straight sides run in, is laid where it lies most
+inside the heap while covering what no piece laid before explains. What is left over counts
+as something unknown.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -32,6 +34,8 @@ class Placement:
     """Whether the outline was this piece alone (not laid in a heap)."""
     corners: np.ndarray | None = None
     """A rect seen at a slant: its four corners in view px (as :meth:`outline` orders them)."""
+    heap: Leftover | None = None
+    """The heap it was laid in (its centre and outline), or None."""
 
     def outline(self, points: int = 32) -> np.ndarray:
         """The piece's outline in view px: a rect's four corners (top-left first, clockwise),
@@ -67,6 +71,8 @@ class Leftover:
 
     centre: tuple[float, float]
     outline: np.ndarray
+    heap: Leftover | None = None
+    """The heap it is left of, or None."""
 
 
 def fit_outlines(mask: np.ndarray, kinds: list[PieceKind], px_per_mm: float | None,
@@ -87,6 +93,14 @@ def fit_outlines(mask: np.ndarray, kinds: list[PieceKind], px_per_mm: float | No
         if single is not None:
             placements.append(single)
             continue
+        if px_per_mm is not None:
+            # a piece with a tail of the table's grain or shadow on it: the tail cut off
+            narrowest = min(min(k.size_mm) for k in kinds) * px_per_mm
+            parts = _opened(contour, params.tail_share * narrowest)
+            fitted = [fit_single(part, kinds, px_per_mm, params) for part in parts]
+            if fitted and all(f is not None for f in fitted):
+                placements += [f for f in fitted if f is not None]
+                continue
         if px_per_mm is None:
             if area >= 0.002 * mask.size:
                 leftovers.append(_leftover(contour))
@@ -121,6 +135,18 @@ def _thin_parts_off(contours: list[np.ndarray], shape: tuple[int, int], kinds: l
         parts, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
         out += [part + [x - pad, y - pad] for part in parts]
     return out
+
+
+def _opened(contour: np.ndarray, size_px: float) -> list[np.ndarray]:
+    """The outlines left of *contour* once everything thinner than *size_px* is taken off."""
+    size = max(3, round(size_px) | 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
+    x, y, w, h = cv2.boundingRect(contour)
+    region = np.zeros((h + 2 * size, w + 2 * size), np.uint8)
+    cv2.drawContours(region, [contour - [x - size, y - size]], -1, 1, cv2.FILLED)
+    opened = np.asarray(cv2.morphologyEx(region, cv2.MORPH_OPEN, kernel), np.uint8)
+    parts, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    return [part + [x - size, y - size] for part in parts]
 
 
 def fit_single(contour: np.ndarray, kinds: list[PieceKind], px_per_mm: float | None,
@@ -226,6 +252,7 @@ def fit_heap(contour: np.ndarray, shape: tuple[int, int], kinds: list[PieceKind]
              params: Params) -> tuple[list[Placement], list[Leftover]]:
     """The pieces that together make up *contour*'s outline (see the module's docstring)."""
     x, y, w, h = cv2.boundingRect(contour)
+    whole = _leftover(contour)
     pad = int(math.ceil(max(max(k.size_mm) for k in kinds) * px_per_mm / 2)) + 2
     region = np.zeros((h + 2 * pad, w + 2 * pad), np.uint8)
     cv2.drawContours(region, [contour - [x - pad, y - pad]], -1, 1, cv2.FILLED)
@@ -241,8 +268,9 @@ def fit_heap(contour: np.ndarray, shape: tuple[int, int], kinds: list[PieceKind]
     ring = np.ones((3, 3), np.uint8)
     outline = cv2.morphologyEx(heap.astype(np.uint8), cv2.MORPH_GRADIENT, ring)
     boundary = cv2.dilate(outline, ring).astype(np.float32)
+    sides = _side_directions(contour, params)
     tries = [(kind, angle, _kernel(kind, angle, coarse)) for kind in kinds
-             if kind.area_mm2 * coarse ** 2 <= area * 1.15 for angle in _turns(kind, params)]
+             if kind.area_mm2 * coarse ** 2 <= area * 1.15 for angle in _turns(kind, sides, params)]
     insides = []
     for _, _, k in tries:
         edge = k - cv2.erode(k, ring)
@@ -274,7 +302,7 @@ def fit_heap(contour: np.ndarray, shape: tuple[int, int], kinds: list[PieceKind]
             break
         kind, angle, _k = tries[best[2]]
         cx, cy = (best[3][0] + 0.5) / f - 0.5, (best[3][1] + 0.5) / f - 0.5
-        laid.append(Placement(kind, (cx + x - pad, cy + y - pad), angle, px_per_mm, False))
+        laid.append(Placement(kind, (cx + x - pad, cy + y - pad), angle, px_per_mm, False, heap=whole))
         local = Placement(kind, (float(best[3][0]), float(best[3][1])), angle, coarse, False)
         explained = np.maximum(explained, local.silhouette(heap.shape).astype(np.float32))
     taken = cv2.resize(explained, (region.shape[1], region.shape[0]), interpolation=cv2.INTER_NEAREST)
@@ -284,16 +312,39 @@ def fit_heap(contour: np.ndarray, shape: tuple[int, int], kinds: list[PieceKind]
     smallest = min(k.area_mm2 for k in kinds) * px_per_mm ** 2
     for c in cv2.findContours(rest, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]:
         if cv2.contourArea(c) >= params.leftover_min * smallest:
-            leftovers.append(_leftover(c + [x - pad, y - pad]))
+            leftovers.append(replace(_leftover(c + [x - pad, y - pad]), heap=whole))
     return laid, leftovers
 
 
-def _turns(kind: PieceKind, params: Params) -> list[float]:
+def _side_directions(contour: np.ndarray, params: Params) -> list[float]:
+    """The directions (degrees, 0-90) that the straight parts of a heap's outline run in, the
+    most common first: a rect in the heap lies along one of them (its sides are on the outline)."""
+    points = cv2.approxPolyDP(contour, params.heap_side_tolerance_px, True).reshape(-1, 2).astype(np.float64)
+    steps = max(1, round(90.0 / params.heap_angle_step_deg))
+    votes = np.zeros(steps)
+    for a, b in zip(points, np.roll(points, -1, axis=0), strict=True):
+        dx, dy = b - a
+        length = math.hypot(dx, dy)
+        if length > 0:
+            votes[round(math.degrees(math.atan2(dy, dx)) % 90.0 / 90.0 * steps) % steps] += length
+    smooth = votes + 0.5 * (np.roll(votes, 1) + np.roll(votes, -1))  # a side between two bins
+    peaks = [i for i in range(steps) if smooth[i] > 0 and smooth[i] >= smooth[i - 1]
+             and smooth[i] >= smooth[(i + 1) % steps] and smooth[i] >= params.heap_side_share * smooth.max()]
+    peaks.sort(key=lambda i: -smooth[i])
+    return [i * 90.0 / steps for i in peaks[:params.heap_sides_max]]
+
+
+def _turns(kind: PieceKind, sides: list[float], params: Params) -> list[float]:
+    """The turns a piece of *kind* is tried at in a heap whose outline runs along *sides*."""
     if kind.shape == "disc":
         return [0.0]
-    period = 90.0 if kind.is_square else 180.0
-    steps = max(1, round(period / params.heap_angle_step_deg))
-    return [i * period / steps for i in range(steps)]
+    if kind.is_square or not sides:
+        period = 90.0 if kind.is_square else 180.0
+        if not sides:
+            steps = max(1, round(period / params.heap_angle_step_deg))
+            return [i * period / steps for i in range(steps)]
+        return sides
+    return sides + [side + 90.0 for side in sides]
 
 
 def _kernel(kind: PieceKind, angle_deg: float, px_per_mm: float) -> np.ndarray:

@@ -31,15 +31,21 @@ class Reference:
     turn_deg: float
     image: np.ndarray
     """float32 BGR 0-1, the kind's size at the comparison scale."""
+    soft: tuple[np.ndarray, ...]
+    """:attr:`image` blurred by each of :attr:`Params.blur_steps_mm`."""
     centred: np.ndarray
     """The image less each channel's mean, zero outside the compared part."""
     norm: float
     """The length of :attr:`centred` as a vector."""
+    colour: np.ndarray
+    """The face's mean colour as registered (BGR 0-1)."""
 
 
 @dataclass
 class KindRefs:
     kind: PieceKind
+    scale: float
+    """The comparison scale of this kind (px/mm)."""
     weight: np.ndarray
     """float32 0/1: the compared part of the piece (its shape less its rim)."""
     refs: list[Reference] = field(default_factory=list)
@@ -63,32 +69,54 @@ class Match:
     lead: float | None = None
     """For the best face: how much better it matches than the runner-up where the two differ
     (correlation on that part alone); None where they hardly differ or for the others."""
+    tint: tuple[float, float, float] | None = None
+    """For the best face: the piece's mean colour over the face's, per channel, as logarithms
+    (the light's colour, where the face is right)."""
 
 
 def references(library: Library, params: Params) -> dict[str, KindRefs]:
     """Every face of *library* at the comparison scale, turned as its outline allows."""
-    scale = params.work_px_per_mm
     out: dict[str, KindRefs] = {}
     for name in library.kinds():
         kind = library.kind(name)
+        scale = comparison_scale(kind, params)
         w, h = (max(4, round(s * scale)) for s in kind.size_mm)
-        entry = KindRefs(kind, _weight(kind, (w, h), params.edge_trim_mm * scale))
+        entry = KindRefs(kind, scale, _weight(kind, (w, h), params.edge_trim_mm * scale))
         images = [(front, img) for front, imgs in library.fronts(name).items() for img in imgs]
         back = library.back(name)
         if back is not None:
             images.append(("back", back))
         for face, img in images:
             small = np.asarray(cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA), np.float32) / 255.0
+            colour = _mean_colour(small, entry.weight)
             for turn in _turns(kind, params):
                 turned = _turned(small, turn)
                 centred = _centred(turned, entry.weight)
                 norm = float(np.sqrt((centred * centred).sum()))
                 if norm > 1e-6:
-                    entry.refs.append(Reference(face, turn, turned, centred, norm))
+                    soft = tuple(_blurred(turned, blur_mm * scale) for blur_mm in params.blur_steps_mm)
+                    entry.refs.append(Reference(face, turn, turned, soft, centred, norm, colour))
         if entry.refs:
             entry.table = np.stack([r.centred.ravel() / r.norm for r in entry.refs]).astype(np.float32)
         out[name] = entry
     return out
+
+
+def comparison_scale(kind: PieceKind, params: Params) -> float:
+    """The scale *kind*'s faces are compared at (px/mm): :attr:`Params.work_px_per_mm`, or less
+    for a kind whose longer side would be over :attr:`Params.compare_px_max` there."""
+    return min(params.work_px_per_mm, params.compare_px_max / max(kind.size_mm))
+
+
+def _mean_colour(image: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """*image*'s mean colour over *weight* (per channel, at least a trace)."""
+    w = np.ascontiguousarray(weight, np.float32).ravel()
+    flat = np.ascontiguousarray(image, np.float32).reshape(-1, image.shape[2])
+    return np.asarray(np.maximum((w @ flat) / max(float(w.sum()), 1e-6), 1e-3), np.float32)
+
+
+def _blurred(image: np.ndarray, sigma_px: float) -> np.ndarray:
+    return image if sigma_px <= 0 else np.asarray(cv2.GaussianBlur(image, (0, 0), sigma_px), np.float32)
 
 
 def _turns(kind: PieceKind, params: Params) -> list[float]:
@@ -109,9 +137,11 @@ def _turned(image: np.ndarray, turn_deg: float) -> np.ndarray:
 
 
 def _centred(image: np.ndarray, weight: np.ndarray) -> np.ndarray:
-    w3 = weight[:, :, None]
-    mean = (image * w3).sum(axis=(0, 1)) / float(weight.sum())
-    return np.ascontiguousarray((image - mean) * w3, np.float32)
+    """*image* less each channel's mean over *weight*, times *weight*."""
+    flat = np.ascontiguousarray(image, np.float32).reshape(-1, image.shape[2])
+    w = np.ascontiguousarray(weight, np.float32).ravel()
+    mean = (w @ flat) / float(w.sum())
+    return np.asarray((flat - mean) * w[:, None], np.float32).reshape(image.shape)
 
 
 def _weight(kind: PieceKind, size: tuple[int, int], trim_px: float) -> np.ndarray:
@@ -157,8 +187,9 @@ def compare(patch: np.ndarray, visible: np.ndarray, kind_refs: KindRefs, params:
     """Each face's best match on *patch* (see :func:`cut_out`), *visible* (float32 0/1, the
     patch's size) marking what no other piece covers; best first.
 
-    Every reference is first scored where the piece was fitted; each face's best two are then
-    slid over the margin to their best place, and judged there on the visible part."""
+    Every reference is first scored where the piece was fitted; the best turns of the faces that
+    score best there are then slid over the margin to their best place, and judged there on the
+    visible part."""
     weight = kind_refs.weight
     h, w = weight.shape
     if not kind_refs.refs:
@@ -169,15 +200,20 @@ def compare(patch: np.ndarray, visible: np.ndarray, kind_refs: KindRefs, params:
     first = kind_refs.table @ (here / max(length, 1e-9))
     by_face: dict[str, list[int]] = {}
     for i in np.argsort(-first):
-        picks = by_face.setdefault(kind_refs.refs[i].face, [])
-        if len(picks) < 2:
+        face = kind_refs.refs[i].face
+        fronts = sum(f != "back" for f in by_face)
+        if face not in by_face and face != "back" and fronts >= params.faces_compared:
+            continue  # only the fronts that look most like the piece are compared closely
+        picks = by_face.setdefault(face, [])
+        if len(picks) < params.turns_compared:
             picks.append(int(i))
     count = float(weight.sum())
     variance = sum(cv2.matchTemplate(channel * channel, weight, cv2.TM_CCORR)
                    - cv2.matchTemplate(channel, weight, cv2.TM_CCORR) ** 2 / count
                    for channel in cv2.split(patch))
     spread = np.sqrt(np.maximum(variance, 1e-9))
-    matches = []
+    matches: list[Match] = []
+    fits: list[_Fit | None] = []
     for face, picks in by_face.items():
         best: tuple[float, int, tuple[int, int]] | None = None
         for i in picks:
@@ -190,9 +226,20 @@ def compare(patch: np.ndarray, visible: np.ndarray, kind_refs: KindRefs, params:
         _top, index, (dx, dy) = best
         ref = kind_refs.refs[index]
         seen = weight * visible[dy:dy + h, dx:dx + w]
-        score, residual, blur = _aligned(patch[dy:dy + h, dx:dx + w], ref.image, seen, params)
-        matches.append(Match(face, score, ref.turn_deg, residual, (dx, dy), index, blur))
-    matches.sort(key=lambda m: m.score, reverse=True)
+        fit = _aligned(patch[dy:dy + h, dx:dx + w], ref, seen, params)
+        fits.append(fit)
+        score, blur = (-1.0, 0.0) if fit is None else (fit.score, fit.blur_mm)
+        matches.append(Match(face, score, ref.turn_deg, math.inf, (dx, dy), index, blur))
+    order = sorted(range(len(matches)), key=lambda i: matches[i].score, reverse=True)
+    best_fit = fits[order[0]]
+    if best_fit is not None:  # only the best face's residual is judged
+        dx, dy = matches[order[0]].shift_px
+        seen = weight * visible[dy:dy + h, dx:dx + w]
+        residual = _residual(best_fit, seen, kind_refs.scale, params)
+        face_colour = kind_refs.refs[matches[order[0]].ref].colour
+        b, g, r = (float(v) for v in np.log(_mean_colour(patch[dy:dy + h, dx:dx + w], seen) / face_colour))
+        matches[order[0]] = replace(matches[order[0]], residual=residual, tint=(b, g, r))
+    matches = [matches[i] for i in order]
     if len(matches) > 1:
         lead = _lead(patch, visible, kind_refs, matches[0], matches[1], params)
         matches[0] = replace(matches[0], lead=lead)
@@ -210,15 +257,14 @@ def _lead(patch: np.ndarray, visible: np.ndarray, kind_refs: KindRefs, best: Mat
     b = min(twins, key=lambda r: abs((r.turn_deg - a.turn_deg + 180.0) % 360.0 - 180.0))
     dx, dy = best.shift_px
     seen = weight * visible[dy:dy + h, dx:dx + w]
-    sigma = params.twin_blur_mm * params.work_px_per_mm
+    sigma = params.twin_blur_mm * kind_refs.scale
     apart = cv2.GaussianBlur(np.abs(a.image - b.image).sum(axis=2), (0, 0), sigma) * seen
     part = apart > params.twin_difference_min
     if part.sum() < params.twin_part_min * weight.sum():
         return None
     window = patch[dy:dy + h, dx:dx + w][part]
-    soft = [img if best.blur_mm <= 0 else cv2.GaussianBlur(img, (0, 0), best.blur_mm * params.work_px_per_mm)
-            for img in (a.image, b.image)]
-    return _correlation(window, soft[0][part]) - _correlation(window, soft[1][part])
+    step = params.blur_steps_mm.index(best.blur_mm)
+    return _correlation(window, a.soft[step][part]) - _correlation(window, b.soft[step][part])
 
 
 def _correlation(x: np.ndarray, y: np.ndarray) -> float:
@@ -229,41 +275,56 @@ def _correlation(x: np.ndarray, y: np.ndarray) -> float:
     return float((x * y).sum()) / d if d > 1e-12 else 0.0
 
 
-def _aligned(window: np.ndarray, face: np.ndarray, seen: np.ndarray,
-             params: Params) -> tuple[float, float, float]:
-    """The correlation of *window* and *face* over *seen*, and how far the worst smoothed patch of
-    what is left of the window, once the face (scaled and shifted to it) is taken away, stands
-    out of the median patch (in units of the window's own spread), and the blur used: the face
-    is first blurred as much as the piece looks blurred (the one of :attr:`Params.blur_steps_mm`
-    it correlates best at), so that the camera's softness is no difference."""
-    n = 3.0 * float(seen.sum())
-    if n < 12:
-        return -1.0, math.inf, 0.0
+@dataclass(frozen=True)
+class _Fit:
+    """A face laid over the window at its best blur: the correlation, and what the residual needs."""
+
+    score: float
+    blur_mm: float
+    piece: np.ndarray
+    """The window less its mean, zero outside the judged part."""
+    face: np.ndarray
+    """The face likewise."""
+    gain: float
+    """The face scaled by this is nearest the piece."""
+
+
+def _aligned(window: np.ndarray, face: Reference, seen: np.ndarray, params: Params) -> _Fit | None:
+    """The correlation of *window* and *face* over *seen*, the face first blurred as much as the
+    piece looks blurred (the one of :attr:`Params.blur_steps_mm` it correlates best at), so that
+    the camera's softness is no difference; None where *seen* is too small or flat."""
+    if 3.0 * float(seen.sum()) < 12:
+        return None
     p = _centred(window, seen)
     pp = float((p * p).sum())
     if pp < 1e-9:
-        return -1.0, math.inf, 0.0
-    best: tuple[float, np.ndarray, float, float] | None = None
-    for blur_mm in params.blur_steps_mm:
-        soft = face if blur_mm <= 0 else cv2.GaussianBlur(face, (0, 0), blur_mm * params.work_px_per_mm)
+        return None
+    best: _Fit | None = None
+    for blur_mm, soft in zip(params.blur_steps_mm, face.soft, strict=True):
         f = _centred(soft, seen)
         pf, ff = float((p * f).sum()), float((f * f).sum())
         if ff < 1e-9:
             continue
         score = pf / math.sqrt(ff * pp)
-        if best is None or score > best[0]:
-            best = (score, f, pf / ff, blur_mm)
-    if best is None:
-        return -1.0, math.inf, 0.0
-    score, f, gain, blur = best
-    left = np.abs(p - gain * f).sum(axis=2) / math.sqrt(pp / n * 3.0)
-    sigma = params.residual_patch_mm * params.work_px_per_mm
+        if best is None or score > best.score:
+            best = _Fit(score, blur_mm, p, f, pf / ff)
+    return best
+
+
+def _residual(fit: _Fit, seen: np.ndarray, scale: float, params: Params) -> float:
+    """How far the worst smoothed patch of what is left of the piece, once the face (scaled and
+    shifted to it) is taken away, stands out of the median patch, in units of the piece's own
+    spread."""
+    n = 3.0 * float(seen.sum())
+    pp = float((fit.piece * fit.piece).sum())
+    left = np.abs(fit.piece - fit.gain * fit.face).sum(axis=2) / math.sqrt(pp / n * 3.0)
+    sigma = params.residual_patch_mm * scale
     smooth = cv2.GaussianBlur(left * seen, (0, 0), sigma)
     cover = cv2.GaussianBlur(seen, (0, 0), sigma)
     judged = cover > 0.75  # patches near the outline are judged with their inner part only
     if not judged.any():
-        return score, math.inf, blur
+        return math.inf
     patches = smooth[judged] / cover[judged]
     # a part the face does not explain stands out of the difference's level over the piece
     # (which blur, grain and a slightly wrong turn raise all over)
-    return score, float(patches.max() - np.median(patches)), blur
+    return float(patches.max() - np.median(patches))

@@ -25,7 +25,7 @@ class Params:
     rim_share: float = 0.03
     """Without an empty frame, the table's colour is first taken from the view's rim: a band
     this share of the view's shorter side wide."""
-    rim_sigmas: float = 8.0
+    rim_sigmas: float = 5.0
     """... and what is this many of the rim's robust spreads from it is left out of the local
     table colour."""
     rim_far_max: float = 0.7
@@ -50,12 +50,15 @@ class Params:
     """Table markers are blanked out with their white border: this share of their size more."""
     marker_margin_mm: float = 3.0
     """... and this much further (mm)."""
+    marker_sheet_share: float = 0.8
+    """What stands out with this share of it or more within twice that of a marker is the
+    sheet the marker is printed on."""
 
     size_tolerance: float = 0.12
     """An outline's size may differ from its kind's by this share and still be that kind."""
     fill_min: float = 0.86
     """A single piece's outline covers at least this share of its fitted shape."""
-    disc_inner_min: float = 0.75
+    disc_inner_min: float = 0.55
     """With a scale, a round outline down to this share of a disc's diameter is that disc, its
     rim the table's colour ..."""
     disc_inner_fill_min: float = 0.75
@@ -70,16 +73,34 @@ class Params:
     thin_share: float = 0.8
     """An outline longer than any heap loses its parts thinner than this share of the
     narrowest piece's width (a band along a mat's edge), and what is left is read."""
+    tail_share: float = 0.3
+    """An outline that fits no kind is fitted again without its parts thinner than this share
+    of the narrowest piece (a streak of grain or a shadow that touches the piece)."""
     heap_px_per_mm: float = 1.0
     """The scale pieces are laid in a heap at (px/mm), before the comparison refines them."""
     heap_angle_step_deg: float = 3.0
-    """The turns tried when placing a rect in a heap (degrees)."""
-    heap_refine_deg: tuple[float, ...] = (-3.0, -1.5, 0.0, 1.5, 3.0)
+    """The bins of the directions of a heap's sides, and the turns tried where it has none
+    (degrees)."""
+    heap_side_tolerance_px: float = 1.5
+    """A heap's outline is taken as straight sides that stray at most this far from it (px)."""
+    heap_side_share: float = 0.25
+    """... and a rect is laid along each direction those sides run in that has at least this
+    share of the commonest direction's length ..."""
+    heap_sides_max: int = 4
+    """... up to this many directions."""
+    heap_refine_deg: tuple[float, ...] = (-1.5, 0.0, 1.5)
     """The turns either side of its laying angle that a piece in a heap is compared at (degrees)."""
     leftover_min: float = 0.35
     """What is left of a heap counts as something unknown from this share of the smallest
     kind's area."""
 
+    compare_px_max: int = 96
+    """A kind's faces are compared at most this many px along their longer side (px)."""
+    faces_compared: int = 3
+    """How many fronts (those that look most like the piece where it was fitted) are slid over
+    it and judged closely, besides the back."""
+    turns_compared: int = 1
+    """... each at this many of its turns (those that score best there)."""
     shift_mm: float = 1.5
     """How far a face is searched round the fitted centre when it is compared (mm)."""
     disc_step_deg: float = 10.0
@@ -105,6 +126,10 @@ class Params:
     residual_max: float = 1.0
     """... and no patch of the aligned difference, per unit of the piece's own contrast, is
     over this (a missing or extra symbol, another colour, a fill)."""
+    tint_max: float = 0.5
+    """... and its mean colour over its face's differs from the light's (the median of that over
+    every piece named) by at most this in any channel (natural log: 0.5 is two thirds more,
+    or two fifths less): the same print in another colour is another face."""
     residual_patch_mm: float = 2.5
     """The size of the patches the aligned difference is judged in (Gaussian sigma, mm)."""
 

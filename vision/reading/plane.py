@@ -7,6 +7,7 @@ is (shrunk) and sizes are unknown: pieces are then told by their shape alone.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -67,10 +68,13 @@ def make_plane(image: np.ndarray, calibration: TableCalibration | None, px_per_m
     """The plane for *image* and the map that warps a frame (the image, its empty twin) onto it."""
     height, width = image.shape[:2]
     if calibration is not None:
-        scale = params.work_px_per_mm
         corners = np.array([[0, 0], [width / 2, 0], [width, 0], [width, height / 2], [width, height],
                             [width / 2, height], [0, height], [0, height / 2]], np.float64) - 0.5
         mm = calibration.to_table(corners)
+        x, y = mm[:, 0], mm[:, 1]
+        seen_mm2 = abs(float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))) / 2
+        # no finer than the frame shows the table: a finer view only costs time
+        scale = min(params.work_px_per_mm, math.sqrt(width * height / max(seen_mm2, 1e-9)))
         centre = calibration.to_table(np.array([[width / 2, height / 2]]))[0]
         half = params.max_table_mm / 2
         lo = np.maximum(mm.min(axis=0), centre - half)
