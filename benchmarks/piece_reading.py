@@ -1,7 +1,7 @@
 """How right the piece reader is, and how fast: on synthetic tables with exact truth, and
 on the real Set photographs.
 
-Synthetic (``vision.synth_pieces.random_piece_scene``: 8-20 drawn coins, tiles and cards,
+Synthetic (``tests.support.synth_pieces.random_piece_scene``: 8-20 drawn coins, tiles and cards,
 a quarter face down, some overlapping, a pen, a cup ring and blobs of clay, on felt,
 gingham, dots or wood, random camera, light, noise, blur and JPEG): each frame is
 calibrated from its table markers (the lens known), then read twice: with the
@@ -9,10 +9,6 @@ calibration alone, and with the empty-table frame too (``empty=``). A piece coun
 right when it is reported near its centre with its kind, face and front right; one not
 reported (or reported unknown) counts as wrong. "Reported as known wrongly" counts
 misread pieces and reports on distractors, on heaps of overlapping pieces, or on nothing.
-
-As a diagnosis, each piece lying alone is also compared through its *true* outline
-(the reader's own comparison, ``vision.reader._features``/``_score_all``/``_verdict``):
-what the comparison can do when segmentation and fitting are perfect.
 
 Real photos (``tests/vision/data/set-game``): the 162 reference crops registered as
 fronts of ``set-card`` (mirrored back first, see ``tests/vision/test_reader.py``), then
@@ -27,10 +23,10 @@ Timing: 20-piece frames (seeds from 1000), read with the empty-table frame and t
 markers found beforehand (as the app does, for its calibration).
 
 ``--art-seed N`` draws every piece's art from another seed (other colours, patterns and
-layouts): the reader was tuned on art seed 0 only.
+layouts).
 
 Run: .venv/bin/python benchmarks/piece_reading.py [--scenes 500] [--size 1280x720]
-     [--first-seed 0] [--art-seed 0] [--timing-scenes 60] [--no-oracle] [--json]
+     [--first-seed 0] [--art-seed 0] [--timing-scenes 60] [--json]
 (or benchmarks/vision_accuracy.py --pieces with the same options)
 """
 
@@ -43,25 +39,23 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the Set photos' loader is the tests'
 
+from tests.support import synth_pieces  # noqa: E402
 from tests.vision import set_game  # noqa: E402
-from vision import markers, reader, synth_pieces
-from vision.calibration import calibrate
-from vision.errors import VisionError
-from vision.library import Library, warp
-from vision.reader import FoundPiece, UnknownPiece, read
+from vision import markers  # noqa: E402
+from vision.calibration import calibrate  # noqa: E402
+from vision.errors import VisionError  # noqa: E402
+from vision.library import Library  # noqa: E402
+from vision.reading import FoundPiece, UnknownPiece, read  # noqa: E402
 
 CARD_MM = (57.0, 88.0)
 OUTCOMES = ("right", "misread", "unknown", "missed")
-_UNIT = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]], np.float32)
 
 
 def _pct(values: list[float], q: float) -> float | None:
@@ -72,36 +66,7 @@ def _share(n: int, total: int) -> float | None:
     return round(n / total, 4) if total else None
 
 
-def _oracle(scene: synth_pieces.PieceScene, library: Library,
-            to_image: Callable[[np.ndarray], np.ndarray]) -> list[tuple[str, str, str]]:
-    """(kind, face, verdict) for each piece lying alone, compared through its true outline."""
-    refs = reader._references(library)
-    out = []
-    for t in scene.pieces:
-        if t.overlap > 0:
-            continue
-        kind = library.kind(t.kind)
-        r = refs.by_kind[t.kind]
-        if kind.shape == "rect":
-            quad = np.asarray(t.outline_mm, np.float32)
-        else:  # a disc's frame: the square around it, upright
-            c, d = np.asarray(t.center_mm), kind.size_mm[0] / 2
-            quad = np.array([c + [-d, -d], c + [d, -d], c + [d, d], c + [-d, d]], np.float32)
-        frame = np.asarray(cv2.getPerspectiveTransform(_UNIT, quad), np.float64)
-        best: reader._Best = {}
-        flat = warp(scene.image, frame, r.size_px, to_image=to_image)
-        reader._score_all(reader._features(flat, kind), r, frame, best)
-        v = reader._verdict(best)
-        if v is None or not v.is_accepted:
-            verdict = "unknown"
-        else:
-            verdict = "right" if (v.identity or None) == t.front else "misread"
-        out.append((t.kind, t.face, verdict))
-    return out
-
-
-def run_synthetic(scenes: int, size: tuple[int, int], first_seed: int, oracle: bool,
-                  art_seed: int = 0) -> dict[str, Any]:
+def run_synthetic(scenes: int, size: tuple[int, int], first_seed: int, art_seed: int = 0) -> dict[str, Any]:
     """The synthetic figures (see the module's docstring)."""
     modes = ("calibrated", "calibrated+empty")
     outcomes: dict[str, dict[str, Counter[str]]] = {m: defaultdict(Counter) for m in modes}
@@ -112,7 +77,6 @@ def run_synthetic(scenes: int, size: tuple[int, int], first_seed: int, oracle: b
     read_ms: dict[str, list[float]] = {m: [] for m in modes}
     pos_err: dict[str, list[float]] = {m: [] for m in modes}
     ang_err: dict[str, list[float]] = {m: [] for m in modes}
-    oracle_counts: dict[str, Counter[str]] = defaultdict(Counter)
     render_ms: list[float] = []
     calibrate_ms: list[float] = []
     coin_px: list[float] = []
@@ -181,9 +145,6 @@ def run_synthetic(scenes: int, size: tuple[int, int], first_seed: int, oracle: b
                 else:
                     partial["kept"] += 1
                     partial["kept_right"] += o.outcome == "right"
-            if oracle:
-                for kind, face, verdict in _oracle(scene, library, cal.to_image):
-                    oracle_counts[f"{kind} {face}"][verdict] += 1
 
     def table(counts: dict[str, Counter[str]]) -> dict[str, dict[str, Any]]:
         return {k: {"n": sum(c.values()), **{o: c[o] for o in OUTCOMES},
@@ -212,9 +173,6 @@ def run_synthetic(scenes: int, size: tuple[int, int], first_seed: int, oracle: b
         "scenes": scenes, "size": list(size), "first_seed": first_seed,
         "pieces": dict(piece_count), "calibration_failures": failures,
         "reads": reads,
-        "oracle_outline_alone": {k: {"n": sum(c.values()), **dict(c),
-                                     "right_share": _share(c["right"], sum(c.values()))}
-                                 for k, c in sorted(oracle_counts.items())} if oracle else None,
         "misreads": misreads,
         "fronts_left_out": {"fronts": sorted(left_out), "pieces": partial["left_out"],
                             "reported_as_known": partial["left_out_reported"],
@@ -355,11 +313,6 @@ def _print(out: dict[str, Any]) -> None:
         print("  pieces alone, by cloth:")
         for k, c in r["alone_by_cloth"].items():
             print(f"    {k:28s} n={c['n']:5d} right {c['right_share']}")
-    if syn["oracle_outline_alone"]:
-        print("\ncompared through the true outline (pieces alone):")
-        for k, c in syn["oracle_outline_alone"].items():
-            print(f"  {k:14s} n={c['n']:5d} right {c['right_share']}  misread {c.get('misread', 0)}  "
-                  f"unknown {c.get('unknown', 0)}")
     print(f"\na coin across in the frame: p50 {syn['coin_diameter_px_p50']} px; art seed {syn['art_seed']}")
     for miss in syn["misreads"]:
         print(f"  MISREAD {miss}")
@@ -401,15 +354,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--scenes", type=int, default=500)
     parser.add_argument("--size", default="1280x720")
     parser.add_argument("--first-seed", type=int, default=0)
-    parser.add_argument("--no-oracle", action="store_true", help="skip the true-outline comparison")
     parser.add_argument("--art-seed", type=int, default=0,
-                        help="draw the pieces' art (and register it) from this seed: 0 is what was tuned on")
+                        help="draw the pieces' art (and register it) from this seed")
     parser.add_argument("--timing-scenes", type=int, default=60, help="20-piece frames for the read time")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args(argv)
     w, h = (int(v) for v in args.size.lower().split("x"))
     t0 = time.perf_counter()
-    synthetic = run_synthetic(args.scenes, (w, h), args.first_seed, not args.no_oracle, args.art_seed)
+    synthetic = run_synthetic(args.scenes, (w, h), args.first_seed, args.art_seed)
     out = {"synthetic": synthetic,
            "timing": run_timing(args.timing_scenes, (w, h), 1000) if args.timing_scenes else None,
            "photos": run_photos(),

@@ -1,6 +1,6 @@
 """How right the Volatio edge check is, and how fast, on synthetic scenes with exact truth.
 
-For each scene (``vision.synth.random_scene``: random camera pose, lens distortion, light
+For each scene (``tests.support.synth.random_scene``: random camera pose, lens distortion, light
 gradient, shadows, noise, blur, JPEG): the empty board is calibrated and its track learned
 (``learn-track`` with the scene's seed points), then the frame with pieces is calibrated
 again and checked (``check-flight``), and every piece's verdict and clearance are compared
@@ -22,11 +22,15 @@ import platform
 import statistics
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from vision import markers, synth
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the synthetic scenes are the tests'
+
+from tests.support import synth  # noqa: E402
+from vision import markers
 from vision.calibration import Lens, calibrate
 from vision.errors import VisionError
 from vision.flight import check_flight

@@ -758,7 +758,7 @@ def run_vision_read(args: argparse.Namespace) -> int:
     from vision.calibration import Lens, calibrate
     from vision.layout import load_layout
     from vision.library import Library
-    from vision.reader import read
+    from vision.reading import read
     from vision.sources import ImageSource
 
     library = Library.load(args.library)

@@ -15,8 +15,8 @@ lights): the reader compares with each. Paths are relative to the library's fold
 single path where a list is expected is read as a list of one.
 
 The segmentation and fitting helpers at the end (:func:`segment`, :func:`fit_rect`,
-:func:`fit_disc`, :func:`warp`) are shared with :mod:`vision.reader`: a registered image and
-a piece read on the table go through the same geometry.
+:func:`fit_disc`, :func:`warp`) find and flatten a piece in a registration photo; the
+registration square (:mod:`vision.register_square`) uses them too.
 """
 
 from __future__ import annotations

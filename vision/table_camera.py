@@ -31,7 +31,7 @@ from vision.flight import check_flight
 from vision.image_files import ImageFileError, decode_image
 from vision.layout import Layout, load_layout
 from vision.library import LIBRARY_FILE, Library
-from vision.reader import read
+from vision.reading import read
 from vision.sources import FrameSource, RetryingSource, open_source
 from vision.track import load_track
 

@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import synth
+from tests.support import synth
 from vision.lens import LensCalibration
 
 SEED = 21
@@ -134,7 +134,7 @@ def test_register_then_read_a_real_card(tmp_path: Path) -> None:
                              "--front", name, "--shape", "rect", "--size-mm", "57x88", "--json")
             assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["kind"] == "set-card"
-    test = next((SET_GAME / "crops_test" / names[1]).glob("*.jpg"))
+    test = next((SET_GAME / "crops_test" / names[0]).glob("*.jpg"))
     flipped = tmp_path / "test.png"
     cv2.imwrite(str(flipped), cv2.flip(cv2.imread(str(test)), 1))
     done = companion("vision", "read", str(flipped), "--library", str(library), "--json")
@@ -142,7 +142,7 @@ def test_register_then_read_a_real_card(tmp_path: Path) -> None:
     got = json.loads(done.stdout)
     assert set(got) == {"pieces", "unknown"}
     [piece] = got["pieces"]
-    assert (piece["kind"], piece["face"], piece["front"]) == ("set-card", "up", names[1])
+    assert (piece["kind"], piece["face"], piece["front"]) == ("set-card", "up", names[0])
     assert set(piece) >= {"kind", "face", "front", "angle_deg", "confidence"}
 
 
@@ -178,9 +178,10 @@ def test_remember_empty_saves_the_cameras_frame_beside_the_database(tmp_path: Pa
 
 
 def test_read_with_the_empty_table_finds_pieces_on_a_wood_grain(tmp_path: Path) -> None:
-    from vision import layout, synth_pieces
+    from tests.support import synth_pieces
+    from vision import layout
 
-    scene = synth_pieces.random_piece_scene(5)  # wood: its grain defeats brightness alone
+    scene = synth_pieces.random_piece_scene(5)  # on wood, whose grain is no piece
     assert scene.empty is not None
     cv2.imwrite(str(tmp_path / "table.png"), scene.image)
     cv2.imwrite(str(tmp_path / "empty.png"), scene.empty)
@@ -199,7 +200,7 @@ def test_read_with_the_empty_table_finds_pieces_on_a_wood_grain(tmp_path: Path) 
                    for t in scene.pieces)
 
     without, with_empty = right(companion(*base)), right(companion(*base, "--empty", str(tmp_path / "empty.png")))
-    assert without <= 2 and with_empty >= len(scene.pieces) - 2, (without, with_empty, len(scene.pieces))
+    assert min(without, with_empty) >= len(scene.pieces) - 2, (without, with_empty, len(scene.pieces))
     small = tmp_path / "small.png"
     cv2.imwrite(str(small), scene.empty[::2, ::2])
     done = companion(*base, "--empty", str(small))

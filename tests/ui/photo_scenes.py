@@ -1,12 +1,12 @@
 """Close-up photos of a few pieces on plain cloth, and a piece library to read them with, for the
 scoring screens' photo journeys (tests/ui/journeys/photo.py).
 
-The pieces are :mod:`vision.synth_pieces`' drawn art, registered under the names the games read
+The pieces are :mod:`tests.support.synth_pieces`' drawn art, registered under the names the games read
 (README, "Scores from a photo"): the synthetic coins' six fronts stand in for Dragon's Gold's
 treasure discs and, as ``1``-``3``, for Drakon's coins; the synthetic cards' six fronts for Gold!
 cards (one of them under a name that is no card); a chamber tile is a piece of another kind.
 Each photo is composed top-down, the pieces well apart on felt, where the reader is reliable;
-the journeys still compare what the screen shows with what :func:`vision.reader.read` reads.
+the journeys still compare what the screen shows with what :func:`vision.reading.read` reads.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from tests.support.synth_pieces import KindArt, face_photo, piece_art
 from vision.library import Library
-from vision.synth_pieces import KindArt, face_photo, piece_art
 
 TREASURE_FRONTS = {"1": "silver", "2": "gold", "3": "red", "4": "green", "5": "blue", "6": "purple"}
 """The synthetic coins' fronts, registered as Dragon's Gold treasure discs."""

@@ -20,7 +20,7 @@ def test_ui_volatio_camera_calls_the_crash_and_one_tap_applies_it(tmp_path: Path
     and the template that touches the edge becomes Anna's path crash with one tap."""
     import cv2
 
-    from vision import synth
+    from tests.support import synth
     from vision.calibration import Lens, calibrate
     from vision.lens import LensCalibration
     from vision.track import learn_track, save_track

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 from shapely.geometry import Point
 
-from vision import geometry, markers, synth
+from tests.support import synth
+from vision import geometry, markers
 from vision.calibration import Lens, TableCalibration, calibrate
 from vision.errors import CalibrationError, LayoutError
 from vision.flight import check_flight

@@ -1,4 +1,4 @@
-"""Lens calibration: ChArUco views rendered by vision.synth through a known lens, recovered."""
+"""Lens calibration: ChArUco views rendered by tests.support.synth through a known lens, recovered."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import synth
+from tests.support import synth
 from vision.errors import CalibrationError, LayoutError
 from vision.lens import (
     BOARD_MARKER_MM,

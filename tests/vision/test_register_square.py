@@ -13,11 +13,11 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.support import synth_pieces as sp
 from vision import register_square as rs
-from vision import synth_pieces as sp
 from vision.errors import CalibrationError
 from vision.library import PX_PER_MM, Library, PieceKind, find_piece, frame_point
-from vision.reader import read
+from vision.reading import read
 
 DPI = 120
 PAGE_PX_PER_MM = DPI / 25.4

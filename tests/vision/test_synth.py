@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from shapely.geometry import Point
 
-from vision import geometry, synth
+from tests.support import synth
+from vision import geometry
 from vision.layout import load_layout
 
 LAYOUT = load_layout()

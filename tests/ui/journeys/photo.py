@@ -16,7 +16,7 @@ from companion.ui.lang import TR
 from companion.ui.photo import PhotoPopup
 from tests.ui.kit import hold, result, screen, start_game, tap, until
 from vision.library import Library
-from vision.reader import read
+from vision.reading import read
 
 Shown = tuple[str | None, str | None, str | None, Call, tuple[tuple[float, float], ...]]
 

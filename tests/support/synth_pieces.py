@@ -1,4 +1,4 @@
-"""Synthetic table scenes of game pieces, with exact truth, for :mod:`vision.reader`.
+"""Synthetic table scenes of game pieces, with exact truth, for :mod:`vision.reading`.
 
 Three kinds of drawn pieces (:func:`piece_art`), deterministic per *art seed*:
 
@@ -22,9 +22,9 @@ alone on a contrasting plain background), as a host would from good photos.
 down, about one in four overlapping another by 2-20 % of their area) on a cloth (plain
 felt, gingham, polka dots or wood) with the layout's table markers on white stickers, plus
 distractors that are no piece (a pen, a coffee cup's ring, one or two coloured blobs of
-modelling clay), and photographs it through :func:`vision.synth.random_camera` with
-random :class:`~vision.synth.Effects`. The table is composed as one top-down texture at
-:data:`TEXTURE_PX_PER_MM` and rendered with :func:`vision.synth.render_texture_on_table`;
+modelling clay), and photographs it through :func:`tests.support.synth.random_camera` with
+random :class:`~tests.support.synth.Effects`. The table is composed as one top-down texture at
+:data:`TEXTURE_PX_PER_MM` and rendered with :func:`tests.support.synth.render_texture_on_table`;
 the empty table (same camera, cloth, light; fresh sensor noise) comes with it, for the
 reader's ``empty=``.
 
@@ -45,11 +45,11 @@ import numpy as np
 from shapely.geometry import Point, Polygon
 from shapely.ops import unary_union
 
+from tests.support.synth import CameraModel, Effects, random_camera, render_texture_on_table, table_area
 from vision.calibration import Lens
 from vision.layout import Layout, load_layout
 from vision.library import Library
-from vision.reader import FoundPiece, ReadResult
-from vision.synth import CameraModel, Effects, random_camera, render_texture_on_table, table_area
+from vision.reading.result import FoundPiece, ReadResult
 
 TEXTURE_PX_PER_MM = 4.0
 """The table texture's (and each face's art's) resolution: the library's own scale."""
@@ -975,7 +975,7 @@ def _angle_diff(a: float, b: float) -> float:
 
 
 def score_reading(scene: PieceScene, result: ReadResult) -> ReadingScore:
-    """Scores :func:`vision.reader.read`'s *result* (read with a calibration: centres in
+    """Scores :func:`vision.reading.read`'s *result* (read with a calibration: centres in
     table mm) against *scene*'s truth.
 
     A reported piece is matched to the nearest true piece whose centre is within 35 % of

@@ -1,0 +1,1 @@
+"""Test doubles of the camera's world: synthetic table scenes with exact truth, drawn here."""
