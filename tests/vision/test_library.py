@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
-import cv2
 import numpy as np
 import pytest
 
+from tests.support.drawn import place, token
 from tests.vision.set_game import SET_GAME, crop
 from vision.errors import LayoutError, VisionError
 from vision.library import LIBRARY_FILE, Library
@@ -19,46 +18,15 @@ needs_photos = pytest.mark.skipif(not (SET_GAME / "labels.csv").is_file(),
 CARD_MM = (57.0, 88.0)
 
 
-# -- helpers ------------------------------------------------------------------------------------------
-
-
-def _place(canvas: np.ndarray, piece: np.ndarray, center: tuple[float, float], angle_deg: float,
-           width_px: float) -> None:
-    """Paste *piece* onto *canvas*, *width_px* wide, centred at *center*, turned clockwise
-    (on screen) by *angle_deg*."""
-    h, w = piece.shape[:2]
-    s = width_px / w
-    t = math.radians(angle_deg)
-    lin = s * np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
-    shift = np.asarray(center) - lin @ np.array([(w - 1) / 2, (h - 1) / 2])
-    m = np.column_stack([lin, shift])
-    size = (canvas.shape[1], canvas.shape[0])
-    warped = cv2.warpAffine(piece, m, size, flags=cv2.INTER_AREA)
-    mask = cv2.warpAffine(np.full((h, w), 255, np.uint8), m, size, flags=cv2.INTER_LINEAR)
-    canvas[mask > 127] = warped[mask > 127]
-
-
 # -- the library --------------------------------------------------------------------------------------
-
-
-def _token(letter: str, colour: tuple[int, int, int], size_px: int = 240) -> np.ndarray:
-    """A drawn token: a coloured disc on black with a letter and a bar (which way is up)."""
-    image = np.zeros((size_px, size_px, 3), np.uint8)
-    c = size_px // 2
-    cv2.circle(image, (c, c), c - 4, colour, -1, cv2.LINE_AA)
-    cv2.putText(image, letter, (c - size_px // 5, c + size_px // 6), cv2.FONT_HERSHEY_SIMPLEX,
-                size_px / 80, (20, 20, 20), max(2, size_px // 25), cv2.LINE_AA)
-    cv2.rectangle(image, (c - size_px // 6, size_px // 10), (c + size_px // 6, size_px // 10 + size_px // 20),
-                  (250, 250, 250), -1)
-    return image
 
 
 def test_library_round_trips_fronts_backs_and_several_references(tmp_path: Path) -> None:
     library = Library.create(tmp_path / "lib")
-    first = library.register("coin", "disc", (30, 30), _token("A", (0, 140, 255)), front="A")
-    library.register("coin", "disc", [30, 30], _token("A", (0, 150, 240)), front="A")
-    library.register("coin", "disc", (30, 30), _token("B", (0, 140, 255)), front="B")
-    library.register("coin", "disc", (30, 30), _token("", (200, 90, 20)), back=True)
+    first = library.register("coin", "disc", (30, 30), token("A", (0, 140, 255)), front="A")
+    library.register("coin", "disc", [30, 30], token("A", (0, 150, 240)), front="A")
+    library.register("coin", "disc", (30, 30), token("B", (0, 140, 255)), front="B")
+    library.register("coin", "disc", (30, 30), token("", (200, 90, 20)), back=True)
     assert first == tmp_path / "lib" / "fronts" / "coin" / "A-1.png"
 
     again = Library.load(tmp_path / "lib")
@@ -76,7 +44,7 @@ def test_library_round_trips_fronts_backs_and_several_references(tmp_path: Path)
 
 def test_library_reads_a_single_path_as_one_reference(tmp_path: Path) -> None:
     library = Library.create(tmp_path)
-    library.register("coin", "disc", (30, 30), _token("A", (0, 140, 255)), front="A")
+    library.register("coin", "disc", (30, 30), token("A", (0, 140, 255)), front="A")
     doc = json.loads((tmp_path / LIBRARY_FILE).read_text())
     doc["kinds"]["coin"]["fronts"]["A"] = "fronts/coin/A-1.png"
     (tmp_path / LIBRARY_FILE).write_text(json.dumps(doc))
@@ -102,7 +70,7 @@ def test_library_corrupt_json_names_the_file_and_field(tmp_path: Path, text: str
 
 def test_library_missing_or_broken_image_raises_layout_error(tmp_path: Path) -> None:
     library = Library.create(tmp_path)
-    saved = library.register("coin", "disc", (30, 30), _token("A", (0, 140, 255)), front="A")
+    saved = library.register("coin", "disc", (30, 30), token("A", (0, 140, 255)), front="A")
     saved.write_bytes(b"\x89PNG broken")
     with pytest.raises(LayoutError, match=r"kinds\.coin\.fronts\.A\[0\]"):
         Library.load(tmp_path).fronts("coin")
@@ -112,20 +80,20 @@ def test_library_missing_or_broken_image_raises_layout_error(tmp_path: Path) -> 
 
 def test_library_kind_registered_again_with_another_shape_or_size_is_refused(tmp_path: Path) -> None:
     library = Library.create(tmp_path)
-    library.register("coin", "disc", (30, 30), _token("A", (0, 140, 255)), front="A")
+    library.register("coin", "disc", (30, 30), token("A", (0, 140, 255)), front="A")
     with pytest.raises(LayoutError, match=r"kinds\.coin is already a disc of \[30\.0, 30\.0\] mm"):
-        library.register("coin", "disc", (25, 25), _token("B", (0, 140, 255)), front="B")
+        library.register("coin", "disc", (25, 25), token("B", (0, 140, 255)), front="B")
     with pytest.raises(LayoutError, match="already a disc"):
-        library.register("coin", "rect", (30, 30), _token("B", (0, 140, 255)), front="B")
+        library.register("coin", "rect", (30, 30), token("B", (0, 140, 255)), front="B")
     assert Library.load(tmp_path).fronts("coin").keys() == {"A"}
 
 
 def test_library_refuses_bad_names_and_a_second_library(tmp_path: Path) -> None:
     library = Library.create(tmp_path)
     with pytest.raises(LayoutError, match="got 'a/b'"):
-        library.register("coin", "disc", (30, 30), _token("A", (0, 140, 255)), front="a/b")
+        library.register("coin", "disc", (30, 30), token("A", (0, 140, 255)), front="a/b")
     with pytest.raises(TypeError):
-        library.register("coin", "disc", (30, 30), _token("A", (0, 140, 255)), front="A", back=True)
+        library.register("coin", "disc", (30, 30), token("A", (0, 140, 255)), front="A", back=True)
     with pytest.raises(LayoutError, match="already exists"):
         Library.create(tmp_path)
     assert issubclass(LayoutError, VisionError)
@@ -135,7 +103,7 @@ def test_library_refuses_bad_names_and_a_second_library(tmp_path: Path) -> None:
 def test_library_register_finds_a_card_in_a_photo_and_flattens_it(tmp_path: Path) -> None:
     card = crop(next((SET_GAME / "crops_test" / "3-red-solid-ovals").glob("*.jpg")))
     photo = np.full((600, 800, 3), 25, np.uint8)
-    _place(photo, card, (420, 280), 100.0, 200)  # turned past a quarter, as a card may lie
+    place(photo, card, (420, 280), 100.0, 200)  # turned past a quarter, as a card may lie
     library = Library.create(tmp_path)
     library.register("set-card", "rect", CARD_MM, photo, front="from-photo")
     library.register("set-card", "rect", CARD_MM, card, front="from-crop")

@@ -29,6 +29,7 @@ import numpy as np
 import pytest
 
 from tests.support import synth_pieces
+from tests.support.drawn import place, token
 from tests.vision.set_game import SET_GAME, crop, label, reading_order, scene
 from vision.calibration import TableCalibration
 from vision.library import Library, PieceKind, fit_disc, frame_point
@@ -40,22 +41,6 @@ CARD_MM = (57.0, 88.0)
 
 
 # -- helpers ------------------------------------------------------------------------------------------
-
-
-def _place(canvas: np.ndarray, piece: np.ndarray, center: tuple[float, float], angle_deg: float,
-           width_px: float) -> None:
-    """Paste *piece* onto *canvas*, *width_px* wide, centred at *center*, turned clockwise
-    (on screen) by *angle_deg*."""
-    h, w = piece.shape[:2]
-    s = width_px / w
-    t = math.radians(angle_deg)
-    lin = s * np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
-    shift = np.asarray(center) - lin @ np.array([(w - 1) / 2, (h - 1) / 2])
-    m = np.column_stack([lin, shift])
-    size = (canvas.shape[1], canvas.shape[0])
-    warped = cv2.warpAffine(piece, m, size, flags=cv2.INTER_AREA)
-    mask = cv2.warpAffine(np.full((h, w), 255, np.uint8), m, size, flags=cv2.INTER_LINEAR)
-    canvas[mask > 127] = warped[mask > 127]
 
 
 def _angle_error(a: float, b: float, period: float = 360.0) -> float:
@@ -121,18 +106,6 @@ def photo_readings(set_library: Library, scene_reads: dict[str, tuple[list[str],
 
 
 # -- the library --------------------------------------------------------------------------------------
-
-
-def _token(letter: str, colour: tuple[int, int, int], size_px: int = 240) -> np.ndarray:
-    """A drawn token: a coloured disc on black with a letter and a bar (which way is up)."""
-    image = np.zeros((size_px, size_px, 3), np.uint8)
-    c = size_px // 2
-    cv2.circle(image, (c, c), c - 4, colour, -1, cv2.LINE_AA)
-    cv2.putText(image, letter, (c - size_px // 5, c + size_px // 6), cv2.FONT_HERSHEY_SIMPLEX,
-                size_px / 80, (20, 20, 20), max(2, size_px // 25), cv2.LINE_AA)
-    cv2.rectangle(image, (c - size_px // 6, size_px // 10), (c + size_px // 6, size_px // 10 + size_px // 20),
-                  (250, 250, 250), -1)
-    return image
 
 
 
@@ -220,7 +193,7 @@ def test_read_coloured_disc_is_unknown_not_guessed(set_library: Library) -> None
 
 def test_read_blank_card_is_unknown_not_guessed(set_library: Library) -> None:
     frame = np.zeros((480, 640, 3), np.uint8)
-    _place(frame, np.full((267, 171, 3), 235, np.uint8), (320, 240), 8.0, 114)  # a card's shape, no print
+    place(frame, np.full((267, 171, 3), 235, np.uint8), (320, 240), 8.0, 114)  # a card's shape, no print
     result = read(frame, set_library)
     assert result.pieces == () and len(result.unknown) == 1
     assert result.unknown[0].best is not None and result.unknown[0].score is not None
@@ -249,16 +222,16 @@ def test_read_discs_faces_up_and_down_and_their_turn(tmp_path: Path) -> None:
     library = Library.create(tmp_path)
     for name in "AB":  # each registered from a "photo": the token alone on a dark cloth
         photo = np.full((300, 400, 3), 30, np.uint8)
-        photo[30:270, 80:320] = _token(name, (0, 140, 255))
+        photo[30:270, 80:320] = token(name, (0, 140, 255))
         library.register("coin", "disc", (30, 30), photo, front=name)
-    library.register("coin", "disc", (30, 30), _token("", (200, 90, 20)), back=True)
+    library.register("coin", "disc", (30, 30), token("", (200, 90, 20)), back=True)
     frame = np.full((600, 900, 3), 30, np.uint8)
     placed: list[tuple[str | None, tuple[int, int], float]] = [
         ("A", (150, 150), 0.0), ("B", (450, 150), 50.0), ("A", (750, 150), 130.0),
         ("B", (150, 430), 205.0), ("A", (450, 430), 300.0), (None, (750, 430), 77.0)]
     for letter, center, angle in placed:
-        token = _token(letter or "", (200, 90, 20) if letter is None else (0, 140, 255))
-        _place(frame, token, center, angle, 130)
+        drawn = token(letter or "", (200, 90, 20) if letter is None else (0, 140, 255))
+        place(frame, drawn, center, angle, 130)
     result = read(frame, library)
     assert result.unknown == ()
     assert len(result.pieces) == len(placed)
@@ -306,12 +279,12 @@ def test_a_face_of_another_metal_is_unknown_though_its_print_is_a_library_faces(
     library = Library.create(tmp_path)
     library.register("coin", "disc", (30, 30), _minted("A", gold), front="A")
     library.register("coin", "disc", (30, 30), _minted("B", silver), front="B")
-    library.register("coin", "disc", (30, 30), _token("", (200, 90, 20)), back=True)
+    library.register("coin", "disc", (30, 30), token("", (200, 90, 20)), back=True)
     frame = np.full((400, 900, 3), 30, np.uint8)
     placed = [("A", gold, (150, 130)), ("B", silver, (450, 130)), ("A", silver, (750, 130)),
               ("B", silver, (300, 300)), ("A", gold, (600, 300))]
     for letter, metal, center in placed:
-        _place(frame, _minted(letter, metal), center, 20.0, 130)
+        place(frame, _minted(letter, metal), center, 20.0, 130)
     # under a warm lamp: the tint is undone as the coins read surely show it
     frame = np.asarray(np.clip(frame * np.array([0.85, 1.0, 1.12]), 0, 255), np.uint8)
     result = read(frame, library)
@@ -328,8 +301,8 @@ def test_read_with_calibration_reports_mm_and_checks_size(set_library: Library) 
     calibration = TableCalibration(h, 0.0, (), {}, (900, 600))
     frame = np.full((600, 900, 3), 20, np.uint8)
     card = crop(next((SET_GAME / "crops_test" / "2-red-solid-ovals").glob("*.jpg")))
-    _place(frame, card, (40 + 3 * 60, 30 + 3 * 80), 90.0, 3 * 57)  # a card at (60, 80) mm
-    _place(frame, card, (40 + 3 * 180, 30 + 3 * 90), 0.0, 3 * 57 * 1.4)  # a card 40 % too large
+    place(frame, card, (40 + 3 * 60, 30 + 3 * 80), 90.0, 3 * 57)  # a card at (60, 80) mm
+    place(frame, card, (40 + 3 * 180, 30 + 3 * 90), 0.0, 3 * 57 * 1.4)  # a card 40 % too large
     result = read(frame, calibration=calibration, library=set_library)
     assert [p.front for p in result.pieces] == ["2-red-solid-ovals"]
     x, y = result.pieces[0].center
@@ -349,7 +322,7 @@ def test_read_empty_table_frame_separates_pieces_from_a_busy_table(set_library: 
     names = ["1-green-solid-squiggle", "3-red-striped-diamonds", "2-purple-empty-diamonds"]
     for i, name in enumerate(names):
         card = crop(next((SET_GAME / "crops_test" / name).glob("*.jpg")))
-        _place(frame, card, (300 + 340 * i, 360), 15.0 * i, 150)
+        place(frame, card, (300 + 340 * i, 360), 15.0 * i, 150)
     result = read(frame, set_library, empty=empty)
     # every card found (how many are named: test_read_set_photos_identifies_nine_in_ten), and
     # nothing of the cloth
@@ -375,7 +348,7 @@ def test_read_with_the_empty_table_keeps_a_card_beside_a_marker_whole(set_librar
     empty[180:300, 130:250] = marker[:, :, None]
     frame = empty.copy()
     name = "3-red-striped-diamonds"
-    _place(frame, crop(next((SET_GAME / "crops_test" / name).glob("*.jpg"))), (400, 240), 10.0, 150)
+    place(frame, crop(next((SET_GAME / "crops_test" / name).glob("*.jpg"))), (400, 240), 10.0, 150)
     # the card lies within the marker's blanked margin: blanking would cut a strip off it
     result = read(frame, set_library, layout_dictionary="DICT_4X4_50", empty=empty)
     assert [p.front for p in result.pieces] == [name] and result.unknown == ()
@@ -401,7 +374,7 @@ def twenty_cards() -> Iterator[tuple[np.ndarray, list[tuple[str, float]]]]:
     for i in range(20):
         path = crops[i % len(crops)]
         angle = 90.0 + (-12, -5, 0, 7, 14)[i % 5] + (180 if i % 3 == 0 else 0)
-        _place(frame, crop(path), (128 + 256 * (i % 5), 90 + 180 * (i // 5)), angle, 98)
+        place(frame, crop(path), (128 + 256 * (i % 5), 90 + 180 * (i // 5)), angle, 98)
         placed.append((path.parent.name, angle))
     yield frame, placed
 
