@@ -51,6 +51,9 @@ class KindRefs:
     refs: list[Reference] = field(default_factory=list)
     table: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
     """Each reference's :attr:`~Reference.centred` as a unit row: all scored at once."""
+    common: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 3), np.float32))
+    """The mean of every reference's :attr:`~Reference.centred` (what the kind's faces share
+    at every turn: a coin's rim), as a unit: where it matches best is where the piece lies."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,8 @@ def references(library: Library, params: Params) -> dict[str, KindRefs]:
                     entry.refs.append(Reference(face, turn, turned, soft, centred, norm, colour))
         if entry.refs:
             entry.table = np.stack([r.centred.ravel() / r.norm for r in entry.refs]).astype(np.float32)
+            common = np.mean([r.centred / r.norm for r in entry.refs], axis=0)
+            entry.common = np.asarray(common / max(float(np.sqrt((common * common).sum())), 1e-9), np.float32)
         out[name] = entry
     return out
 
@@ -187,17 +192,25 @@ def compare(patch: np.ndarray, visible: np.ndarray, kind_refs: KindRefs, params:
     """Each face's best match on *patch* (see :func:`cut_out`), *visible* (float32 0/1, the
     patch's size) marking what no other piece covers; best first.
 
-    Every reference is first scored where the piece was fitted; the best turns of the faces that
-    score best there are then slid over the margin to their best place, and judged there on the
-    visible part."""
+    Every reference is first scored where the piece was fitted (and where what all the kind's
+    faces share matches best); the best turns of the faces that score best there are then slid
+    over the margin to their best place, and judged there on the visible part."""
     weight = kind_refs.weight
     h, w = weight.shape
     if not kind_refs.refs:
         return []
-    margin_y, margin_x = (patch.shape[0] - h) // 2, (patch.shape[1] - w) // 2
-    here = _centred(patch[margin_y:margin_y + h, margin_x:margin_x + w], weight).ravel()
-    length = float(np.sqrt(here @ here))
-    first = kind_refs.table @ (here / max(length, 1e-9))
+    count = float(weight.sum())
+    variance = sum(cv2.matchTemplate(channel * channel, weight, cv2.TM_CCORR)
+                   - cv2.matchTemplate(channel, weight, cv2.TM_CCORR) ** 2 / count
+                   for channel in cv2.split(patch))
+    spread = np.sqrt(np.maximum(variance, 1e-9))
+    # each reference scored where the piece was fitted, and where what all its kind's faces
+    # share matches best (a disc's centre is found by its rim better than by its outline)
+    _, _, _, common_at = cv2.minMaxLoc(cv2.matchTemplate(patch, kind_refs.common, cv2.TM_CCORR) / spread)
+    first = np.full(len(kind_refs.refs), -np.inf, np.float32)
+    for at_x, at_y in {((patch.shape[1] - w) // 2, (patch.shape[0] - h) // 2), common_at}:
+        here = _centred(patch[at_y:at_y + h, at_x:at_x + w], weight).ravel()
+        first = np.maximum(first, kind_refs.table @ (here / max(float(np.sqrt(here @ here)), 1e-9)))
     by_face: dict[str, list[int]] = {}
     for i in np.argsort(-first):
         face = kind_refs.refs[i].face
@@ -207,11 +220,6 @@ def compare(patch: np.ndarray, visible: np.ndarray, kind_refs: KindRefs, params:
         picks = by_face.setdefault(face, [])
         if len(picks) < params.turns_compared:
             picks.append(int(i))
-    count = float(weight.sum())
-    variance = sum(cv2.matchTemplate(channel * channel, weight, cv2.TM_CCORR)
-                   - cv2.matchTemplate(channel, weight, cv2.TM_CCORR) ** 2 / count
-                   for channel in cv2.split(patch))
-    spread = np.sqrt(np.maximum(variance, 1e-9))
     matches: list[Match] = []
     fits: list[_Fit | None] = []
     for face, picks in by_face.items():
