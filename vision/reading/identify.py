@@ -113,11 +113,16 @@ def comparison_scale(kind: PieceKind, params: Params) -> float:
     return min(params.work_px_per_mm, params.compare_px_max / max(kind.size_mm))
 
 
-def _mean_colour(image: np.ndarray, weight: np.ndarray) -> np.ndarray:
-    """*image*'s mean colour over *weight* (per channel, at least a trace)."""
+def _mean(image: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """*image*'s mean over *weight*, per channel."""
     w = np.ascontiguousarray(weight, np.float32).ravel()
     flat = np.ascontiguousarray(image, np.float32).reshape(-1, image.shape[2])
-    return np.asarray(np.maximum((w @ flat) / max(float(w.sum()), 1e-6), 1e-3), np.float32)
+    return np.asarray((w @ flat) / max(float(w.sum()), 1e-6), np.float32)
+
+
+def _mean_colour(image: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """*image*'s mean colour over *weight* (per channel, at least a trace: its logarithm is taken)."""
+    return np.asarray(np.maximum(_mean(image, weight), np.float32(1e-3)), np.float32)
 
 
 def _blurred(image: np.ndarray, sigma_px: float) -> np.ndarray:
@@ -145,8 +150,7 @@ def _centred(image: np.ndarray, weight: np.ndarray) -> np.ndarray:
     """*image* less each channel's mean over *weight*, times *weight*."""
     flat = np.ascontiguousarray(image, np.float32).reshape(-1, image.shape[2])
     w = np.ascontiguousarray(weight, np.float32).ravel()
-    mean = (w @ flat) / float(w.sum())
-    return np.asarray((flat - mean) * w[:, None], np.float32).reshape(image.shape)
+    return np.asarray((flat - _mean(image, weight)) * w[:, None], np.float32).reshape(image.shape)
 
 
 def _weight(kind: PieceKind, size: tuple[int, int], trim_px: float) -> np.ndarray:
@@ -242,10 +246,10 @@ def compare(patch: np.ndarray, visible: np.ndarray, kind_refs: KindRefs, params:
     best_fit = fits[order[0]]
     if best_fit is not None:  # only the best face's residual is judged
         dx, dy = matches[order[0]].shift_px
-        seen = weight * visible[dy:dy + h, dx:dx + w]
-        residual = _residual(best_fit, seen, kind_refs.scale, params)
+        residual = _residual(best_fit, kind_refs.scale, params)
         face_colour = kind_refs.refs[matches[order[0]].ref].colour
-        b, g, r = (float(v) for v in np.log(_mean_colour(patch[dy:dy + h, dx:dx + w], seen) / face_colour))
+        seen_colour = _mean_colour(patch[dy:dy + h, dx:dx + w], best_fit.seen)
+        b, g, r = (float(v) for v in np.log(seen_colour / face_colour))
         matches[order[0]] = replace(matches[order[0]], residual=residual, tint=(b, g, r))
     matches = [matches[i] for i in order]
     if len(matches) > 1:
@@ -295,6 +299,10 @@ class _Fit:
     """The face likewise."""
     gain: float
     """The face scaled by this is nearest the piece."""
+    seen: np.ndarray
+    """The part judged (the piece's shape where no other piece covers it)."""
+    power: float
+    """The sum of :attr:`piece` squared."""
 
 
 def _aligned(window: np.ndarray, face: Reference, seen: np.ndarray, params: Params) -> _Fit | None:
@@ -315,17 +323,17 @@ def _aligned(window: np.ndarray, face: Reference, seen: np.ndarray, params: Para
             continue
         score = pf / math.sqrt(ff * pp)
         if best is None or score > best.score:
-            best = _Fit(score, blur_mm, p, f, pf / ff)
+            best = _Fit(score, blur_mm, p, f, pf / ff, seen, pp)
     return best
 
 
-def _residual(fit: _Fit, seen: np.ndarray, scale: float, params: Params) -> float:
+def _residual(fit: _Fit, scale: float, params: Params) -> float:
     """How far the worst smoothed patch of what is left of the piece, once the face (scaled and
     shifted to it) is taken away, stands out of the median patch, in units of the piece's own
     spread."""
+    seen = fit.seen
     n = 3.0 * float(seen.sum())
-    pp = float((fit.piece * fit.piece).sum())
-    left = np.abs(fit.piece - fit.gain * fit.face).sum(axis=2) / math.sqrt(pp / n * 3.0)
+    left = np.abs(fit.piece - fit.gain * fit.face).sum(axis=2) / math.sqrt(fit.power / n * 3.0)
     sigma = params.residual_patch_mm * scale
     smooth = cv2.GaussianBlur(left * seen, (0, 0), sigma)
     cover = cv2.GaussianBlur(seen, (0, 0), sigma)
