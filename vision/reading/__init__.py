@@ -23,7 +23,7 @@ from vision.library import Library, PieceKind
 from vision.reading.decide import decide
 from vision.reading.find import blank, not_table
 from vision.reading.fit import Leftover, Placement, fit_outlines
-from vision.reading.identify import KindRefs, Match, compare, cut_out, references
+from vision.reading.identify import Cut, KindRefs, Match, compare, cut_out, references
 from vision.reading.params import DEFAULT, Params
 from vision.reading.plane import Plane, make_plane
 from vision.reading.result import FoundPiece, ReadResult, UnknownPiece
@@ -143,22 +143,19 @@ def _references(library: Library, params: Params) -> dict[str, KindRefs]:
 
 def _matches(view: np.ndarray, piece: Placement, placements: list[Placement], kind_refs: KindRefs,
              params: Params) -> list[Match]:
+    """Each face's match on *piece* (best first), what *placements* lay over it left out."""
     h, w = kind_refs.weight.shape
     scale = kind_refs.scale
     margin = max(1, round(params.shift_mm * scale))
     others = [other for other in placements if other is not piece and _near(other, piece)]
     # a piece laid in a heap is turned only to the step it was laid at: try either side of it
-    turns = [0.0] if piece.alone or piece.kind.shape == "disc" else params.heap_refine_deg
-    best: dict[str, Match] = {}
+    turns = params.heap_refine_deg if not piece.alone and piece.kind.shape != "disc" else (0.0,)
+    cuts = []
     for turn in turns:
         turned = replace(piece, angle_deg=piece.angle_deg + turn)
         patch = cut_out(view, turned, (w, h), margin, scale)
-        visible = _visible(turned, others, patch.shape[:2], scale, params)
-        for match in compare(patch, visible, kind_refs, params):
-            match = replace(match, turn_deg=match.turn_deg + turn)
-            if match.face not in best or match.score > best[match.face].score:
-                best[match.face] = match
-    return sorted(best.values(), key=lambda m: m.score, reverse=True)
+        cuts.append(Cut(turn, patch, _visible(turned, others, patch.shape[:2], scale, params)))
+    return compare(cuts, kind_refs, params)
 
 
 def _visible(piece: Placement, others: list[Placement], shape: tuple[int, int], scale: float,

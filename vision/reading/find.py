@@ -27,6 +27,12 @@ def lab(view: np.ndarray, sigma_px: float) -> np.ndarray:
     return np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2Lab), np.float32)
 
 
+def length(vectors: np.ndarray) -> np.ndarray:
+    """The length of each pixel's vector of channels (float32, one channel)."""
+    squares = np.asarray(vectors, np.float32) ** 2
+    return np.sqrt(np.asarray(cv2.transform(squares, np.ones((1, squares.shape[2]), np.float32)), np.float32))
+
+
 def not_table(view: np.ndarray, valid: np.ndarray, empty: np.ndarray | None, piece_px: float,
               px_per_mm: float | None, params: Params) -> np.ndarray:
     """A 0/1 uint8 mask of what is not table in *view*: *valid* marks the pixels that show the
@@ -42,7 +48,7 @@ def not_table(view: np.ndarray, valid: np.ndarray, empty: np.ndarray | None, pie
     if empty is not None:
         change = seen - lab(empty, sigma)
         change -= np.median(change[sample], axis=0)  # the light's overall drift since
-        distance = np.sqrt((change * change).sum(axis=2))
+        distance = length(change)
         typical = float(np.median(distance[sample]))
         spread = 1.4826 * float(np.median(np.abs(distance[sample] - typical)))
         mask = distance > max(params.empty_delta_min, typical + params.empty_sigmas * spread)
@@ -63,7 +69,7 @@ def not_table(view: np.ndarray, valid: np.ndarray, empty: np.ndarray | None, pie
         table = sample if clear is None or not (sample & ~clear).any() else sample & ~clear
         mad = np.median(np.abs(offset[table]), axis=0)  # the table's own spread
         offset /= np.maximum(1.4826 * mad, params.table_spread_min)
-        distance = np.sqrt((offset * offset).sum(axis=2))
+        distance = length(offset)
         mask = distance > params.table_sigmas
     mask &= inside
     return _clean(mask.astype(np.uint8), params.hole_max * piece_px * piece_px)
@@ -129,7 +135,7 @@ def _unlike_rim(seen: np.ndarray, inside: np.ndarray, sample: np.ndarray, piece_
     centre = np.median(colours, axis=0)
     spread = np.maximum(1.4826 * np.median(np.abs(colours - centre), axis=0), params.table_spread_min)
     offset = (seen - centre) / spread
-    far = np.sqrt((offset * offset).sum(axis=2)) > params.rim_sigmas
+    far = length(offset) > params.rim_sigmas
     far &= inside
     if far.sum() > params.rim_far_max * inside.sum():
         return None

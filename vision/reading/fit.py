@@ -12,6 +12,7 @@ as something unknown.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 import cv2
@@ -271,13 +272,12 @@ def fit_heap(contour: np.ndarray, shape: tuple[int, int], kinds: list[PieceKind]
     sides = _side_directions(contour, params)
     tries = [(kind, angle, _kernel(kind, angle, coarse)) for kind in kinds
              if kind.area_mm2 * coarse ** 2 <= area * 1.15 for angle in _turns(kind, sides, params)]
-    insides = []
-    for _, _, k in tries:
-        edge = k - cv2.erode(k, ring)
-        inside = cv2.filter2D(inside_map, -1, k, borderType=cv2.BORDER_CONSTANT) / k.sum()
-        along = cv2.filter2D(boundary, -1, edge, borderType=cv2.BORDER_CONSTANT)
-        follows = along / max(float(edge.sum()), 1.0)
-        insides.append((inside, follows))
+    edges = [k - cv2.erode(k, ring) for _, _, k in tries]
+    correlate = _Correlation(heap.shape, [k for _, _, k in tries] + edges)
+    n = len(tries)
+    insides = [(inside / k.sum(), along / max(float(edge.sum()), 1.0))
+               for (_, _, k), edge, inside, along in zip(tries, edges, correlate(inside_map, range(n)),
+                                                         correlate(boundary, range(n, 2 * n)), strict=True)]
     # only the turns that fit inside the heap somewhere are tried for each piece
     keep = [i for i, (inside, _f) in enumerate(insides) if (inside >= 2 * params.heap_inside_min - 1.0).any()]
     tries, insides = [tries[i] for i in keep], [insides[i] for i in keep]
@@ -286,8 +286,9 @@ def fit_heap(contour: np.ndarray, shape: tuple[int, int], kinds: list[PieceKind]
     while tries:
         unexplained = heap * (1.0 - explained)
         best: tuple[float, float, int, tuple[int, int]] | None = None
-        for i, (_kind, _angle, k) in enumerate(tries):
-            gain = cv2.filter2D(unexplained, -1, k, borderType=cv2.BORDER_CONSTANT) / k.sum()
+        covers = correlate(unexplained, keep)
+        for i, ((_kind, _angle, k), covered) in enumerate(zip(tries, covers, strict=True)):
+            gain = covered / k.sum()
             inside, follows = insides[i]
             ok = (inside >= 2 * params.heap_inside_min - 1.0) & (gain >= params.heap_gain_min)
             if not ok.any():
@@ -314,6 +315,33 @@ def fit_heap(contour: np.ndarray, shape: tuple[int, int], kinds: list[PieceKind]
         if cv2.contourArea(c) >= params.leftover_min * smallest:
             leftovers.append(replace(_leftover(c + [x - pad, y - pad]), heap=whole))
     return laid, leftovers
+
+
+class _Correlation:
+    """Correlates images of one size with each of a set of kernels (odd-sized, centred), as
+    ``cv2.filter2D`` with a zero border does, through their Fourier transforms worked out once."""
+
+    def __init__(self, shape: tuple[int, int], kernels: list[np.ndarray]) -> None:
+        h, w = shape
+        reach = max((k.shape[0] for k in kernels), default=1) // 2
+        self.shape = shape
+        self.size = (cv2.getOptimalDFTSize(h + reach), cv2.getOptimalDFTSize(w + reach))
+        self.spectra = []
+        for k in kernels:
+            side, r = k.shape[0], k.shape[0] // 2
+            wrapped = np.zeros(self.size, np.float32)
+            wrapped[:side, :side] = k[::-1, ::-1]
+            self.spectra.append(cv2.dft(np.roll(wrapped, (-r, -r), axis=(0, 1))))
+
+    def __call__(self, image: np.ndarray, which: Iterable[int]) -> list[np.ndarray]:
+        """*image* correlated with each kernel numbered in *which*."""
+        h, w = self.shape
+        padded = np.zeros(self.size, np.float32)
+        padded[:h, :w] = image
+        spectrum = cv2.dft(padded, nonzeroRows=h)
+        return [np.asarray(cv2.idft(cv2.mulSpectrums(spectrum, self.spectra[i], 0),
+                                    flags=cv2.DFT_SCALE | cv2.DFT_REAL_OUTPUT)[:h, :w], np.float32)
+                for i in which]
 
 
 def _side_directions(contour: np.ndarray, params: Params) -> list[float]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from vision.library import Library, PieceKind
 from vision.reading.fit import Placement
@@ -31,8 +32,8 @@ class Reference:
     turn_deg: float
     image: np.ndarray
     """float32 BGR 0-1, the kind's size at the comparison scale."""
-    soft: tuple[np.ndarray, ...]
-    """:attr:`image` blurred by each of :attr:`Params.blur_steps_mm`."""
+    soft: np.ndarray
+    """:attr:`image` blurred by each of :attr:`Params.blur_steps_mm`, stacked."""
     centred: np.ndarray
     """The image less each channel's mean, zero outside the compared part."""
     norm: float
@@ -54,6 +55,8 @@ class KindRefs:
     common: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 3), np.float32))
     """The mean of every reference's :attr:`~Reference.centred` (what the kind's faces share
     at every turn: a coin's rim), as a unit: where it matches best is where the piece lies."""
+    apart: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
+    """How two references (by their ids) differ, blurred to symbol size: worked out when needed."""
 
 
 @dataclass(frozen=True)
@@ -97,7 +100,7 @@ def references(library: Library, params: Params) -> dict[str, KindRefs]:
                 centred = _centred(turned, entry.weight)
                 norm = float(np.sqrt((centred * centred).sum()))
                 if norm > 1e-6:
-                    soft = tuple(_blurred(turned, blur_mm * scale) for blur_mm in params.blur_steps_mm)
+                    soft = np.stack([_blurred(turned, blur_mm * scale) for blur_mm in params.blur_steps_mm])
                     entry.refs.append(Reference(face, turn, turned, soft, centred, norm, colour))
         if entry.refs:
             entry.table = np.stack([r.centred.ravel() / r.norm for r in entry.refs]).astype(np.float32)
@@ -192,29 +195,81 @@ def cut_out(view: np.ndarray, piece: Placement, size: tuple[int, int], margin_px
     return np.asarray(patch, np.float32) / (255.0 if view.dtype == np.uint8 else 1.0)
 
 
-def compare(patch: np.ndarray, visible: np.ndarray, kind_refs: KindRefs, params: Params) -> list[Match]:
-    """Each face's best match on *patch* (see :func:`cut_out`), *visible* (float32 0/1, the
-    patch's size) marking what no other piece covers; best first.
+@dataclass(frozen=True)
+class Cut:
+    """A piece cut out of the view (:func:`cut_out`) at one turn."""
 
-    Every reference is first scored where the piece was fitted (and where what all the kind's
-    faces share matches best); the best turns of the faces that score best there are then slid
-    over the margin to their best place, and judged there on the visible part."""
+    turn_deg: float
+    """How far it is turned from where it was fitted (degrees)."""
+    patch: np.ndarray
+    visible: np.ndarray
+    """float32 0/1, the patch's size: what no other piece covers."""
+
+
+def compare(cuts: list[Cut], kind_refs: KindRefs, params: Params) -> list[Match]:
+    """Each face's best match on a piece cut out at one or more turns (*cuts*); best first.
+
+    In each cut, every reference is first scored where the piece was fitted (and where what
+    all the kind's faces share matches best); the best turns of the faces that score best
+    there are slid over the margin to their best place. Each face is then judged on the
+    visible part at the cut and place it correlated best at, the fronts that correlated best
+    (:attr:`Params.faces_compared`) and the back."""
     weight = kind_refs.weight
     h, w = weight.shape
     if not kind_refs.refs:
         return []
-    count = float(weight.sum())
-    variance = sum(cv2.matchTemplate(channel * channel, weight, cv2.TM_CCORR)
-                   - cv2.matchTemplate(channel, weight, cv2.TM_CCORR) ** 2 / count
-                   for channel in cv2.split(patch))
-    spread = np.sqrt(np.maximum(variance, 1e-9))
+    slid: dict[str, tuple[float, int, int, tuple[int, int]]] = {}  # face: score, cut, ref, place
+    for c, cut in enumerate(cuts):
+        for face, (top, index, at) in _slid(cut.patch, kind_refs, params).items():
+            if face not in slid or top > slid[face][0]:
+                slid[face] = (top, c, index, at)
+    fronts = sorted((f for f in slid if f != "back"), key=lambda f: -slid[f][0])[:params.faces_compared]
+    matches: list[Match] = []
+    fits: list[tuple[_Fit | None, Cut]] = []
+    for face in fronts + (["back"] if "back" in slid else []):
+        _top, c, index, (dx, dy) = slid[face]
+        cut, ref = cuts[c], kind_refs.refs[index]
+        seen = weight * cut.visible[dy:dy + h, dx:dx + w]
+        fit = _aligned(cut.patch[dy:dy + h, dx:dx + w], ref, seen, params)
+        fits.append((fit, cut))
+        score, blur = (-1.0, 0.0) if fit is None else (fit.score, fit.blur_mm)
+        matches.append(Match(face, score, ref.turn_deg + cut.turn_deg, math.inf, (dx, dy), index, blur))
+    order = sorted(range(len(matches)), key=lambda i: matches[i].score, reverse=True)
+    best_fit, best_cut = fits[order[0]]
+    if best_fit is not None:  # only the best face's residual is judged
+        dx, dy = matches[order[0]].shift_px
+        residual = _residual(best_fit, kind_refs.scale, params)
+        face_colour = kind_refs.refs[matches[order[0]].ref].colour
+        seen_colour = _mean_colour(best_cut.patch[dy:dy + h, dx:dx + w], best_fit.seen)
+        b, g, r = (float(v) for v in np.log(seen_colour / face_colour))
+        matches[order[0]] = replace(matches[order[0]], residual=residual, tint=(b, g, r))
+    matches = [matches[i] for i in order]
+    if len(matches) > 1:
+        lead = _lead(best_cut.patch, best_cut.visible, kind_refs, matches[0], matches[1], params)
+        matches[0] = replace(matches[0], lead=lead)
+    return matches
+
+
+def _slid(patch: np.ndarray, kind_refs: KindRefs,
+          params: Params) -> dict[str, tuple[float, int, tuple[int, int]]]:
+    """For each face that scores among the best where the piece was fitted: its best
+    correlation slid over *patch*'s margin, the reference that gives it, and where (px)."""
+    weight = kind_refs.weight
+    h, w = weight.shape
+    # every place the piece may lie at in the patch, as a row of that window's pixels
+    places_y, places_x = patch.shape[0] - h + 1, patch.shape[1] - w + 1
+    flat = sliding_window_view(patch, (h, w, 3)).reshape(places_y * places_x, h * w * 3)
+    by_channel = np.zeros((h * w * 3, 3), np.float32)  # the weight, each channel's sum apart
+    for c in range(3):
+        by_channel[c::3, c] = weight.ravel()
+    sums = flat @ by_channel
+    squares = (flat * flat) @ np.repeat(weight.ravel(), 3)
+    spread = np.sqrt(np.maximum(squares - (sums * sums).sum(axis=1) / float(weight.sum()), 1e-9))
     # each reference scored where the piece was fitted, and where what all its kind's faces
     # share matches best (a disc's centre is found by its rim better than by its outline)
-    _, _, _, common_at = cv2.minMaxLoc(cv2.matchTemplate(patch, kind_refs.common, cv2.TM_CCORR) / spread)
-    first = np.full(len(kind_refs.refs), -np.inf, np.float32)
-    for at_x, at_y in {((patch.shape[1] - w) // 2, (patch.shape[0] - h) // 2), common_at}:
-        here = _centred(patch[at_y:at_y + h, at_x:at_x + w], weight).ravel()
-        first = np.maximum(first, kind_refs.table @ (here / max(float(np.sqrt(here @ here)), 1e-9)))
+    common = int(np.argmax(flat @ kind_refs.common.ravel() / spread))
+    first = np.maximum(centre_scores(patch, kind_refs),
+                       _scores_at(patch, (common % places_x, common // places_x), kind_refs))
     by_face: dict[str, list[int]] = {}
     for i in np.argsort(-first):
         face = kind_refs.refs[i].face
@@ -224,38 +279,27 @@ def compare(patch: np.ndarray, visible: np.ndarray, kind_refs: KindRefs, params:
         picks = by_face.setdefault(face, [])
         if len(picks) < params.turns_compared:
             picks.append(int(i))
-    matches: list[Match] = []
-    fits: list[_Fit | None] = []
-    for face, picks in by_face.items():
-        best: tuple[float, int, tuple[int, int]] | None = None
-        for i in picks:
-            ref = kind_refs.refs[i]
-            ncc = cv2.matchTemplate(patch, ref.centred, cv2.TM_CCORR) / (ref.norm * spread)
-            _, top, _, at = cv2.minMaxLoc(ncc)
-            if best is None or top > best[0]:
-                best = (float(top), i, (int(at[0]), int(at[1])))
-        assert best is not None
-        _top, index, (dx, dy) = best
-        ref = kind_refs.refs[index]
-        seen = weight * visible[dy:dy + h, dx:dx + w]
-        fit = _aligned(patch[dy:dy + h, dx:dx + w], ref, seen, params)
-        fits.append(fit)
-        score, blur = (-1.0, 0.0) if fit is None else (fit.score, fit.blur_mm)
-        matches.append(Match(face, score, ref.turn_deg, math.inf, (dx, dy), index, blur))
-    order = sorted(range(len(matches)), key=lambda i: matches[i].score, reverse=True)
-    best_fit = fits[order[0]]
-    if best_fit is not None:  # only the best face's residual is judged
-        dx, dy = matches[order[0]].shift_px
-        residual = _residual(best_fit, kind_refs.scale, params)
-        face_colour = kind_refs.refs[matches[order[0]].ref].colour
-        seen_colour = _mean_colour(patch[dy:dy + h, dx:dx + w], best_fit.seen)
-        b, g, r = (float(v) for v in np.log(seen_colour / face_colour))
-        matches[order[0]] = replace(matches[order[0]], residual=residual, tint=(b, g, r))
-    matches = [matches[i] for i in order]
-    if len(matches) > 1:
-        lead = _lead(patch, visible, kind_refs, matches[0], matches[1], params)
-        matches[0] = replace(matches[0], lead=lead)
-    return matches
+    chosen = [i for picks in by_face.values() for i in picks]
+    scores = flat @ kind_refs.table[chosen].T / spread[:, None]
+    out: dict[str, tuple[float, int, tuple[int, int]]] = {}
+    for column, i in enumerate(chosen):
+        at = int(np.argmax(scores[:, column]))
+        face = kind_refs.refs[i].face
+        if face not in out or scores[at, column] > out[face][0]:
+            out[face] = (float(scores[at, column]), i, (at % places_x, at // places_x))
+    return out
+
+
+def centre_scores(patch: np.ndarray, kind_refs: KindRefs) -> np.ndarray:
+    """Every reference's correlation with *patch* (see :func:`cut_out`) where the piece was fitted."""
+    h, w = kind_refs.weight.shape
+    return _scores_at(patch, ((patch.shape[1] - w) // 2, (patch.shape[0] - h) // 2), kind_refs)
+
+
+def _scores_at(patch: np.ndarray, at: tuple[int, int], kind_refs: KindRefs) -> np.ndarray:
+    h, w = kind_refs.weight.shape
+    here = _centred(patch[at[1]:at[1] + h, at[0]:at[0] + w], kind_refs.weight).ravel()
+    return np.asarray(kind_refs.table @ (here / max(float(np.sqrt(here @ here)), 1e-9)), np.float32)
 
 
 def _lead(patch: np.ndarray, visible: np.ndarray, kind_refs: KindRefs, best: Match, runner_up: Match,
@@ -269,8 +313,12 @@ def _lead(patch: np.ndarray, visible: np.ndarray, kind_refs: KindRefs, best: Mat
     b = min(twins, key=lambda r: abs((r.turn_deg - a.turn_deg + 180.0) % 360.0 - 180.0))
     dx, dy = best.shift_px
     seen = weight * visible[dy:dy + h, dx:dx + w]
-    sigma = params.twin_blur_mm * kind_refs.scale
-    apart = cv2.GaussianBlur(np.abs(a.image - b.image).sum(axis=2), (0, 0), sigma) * seen
+    pair = (id(a), id(b))
+    if pair not in kind_refs.apart:
+        sigma = params.twin_blur_mm * kind_refs.scale
+        kind_refs.apart[pair] = cv2.GaussianBlur(cv2.transform(np.abs(a.image - b.image), np.ones((1, 3))),
+                                                 (0, 0), sigma)
+    apart = kind_refs.apart[pair] * seen
     part = apart > params.twin_difference_min
     if part.sum() < params.twin_part_min * weight.sum():
         return None
@@ -296,7 +344,7 @@ class _Fit:
     piece: np.ndarray
     """The window less its mean, zero outside the judged part."""
     face: np.ndarray
-    """The face likewise."""
+    """The face at that blur (not centred)."""
     gain: float
     """The face scaled by this is nearest the piece."""
     seen: np.ndarray
@@ -309,22 +357,24 @@ def _aligned(window: np.ndarray, face: Reference, seen: np.ndarray, params: Para
     """The correlation of *window* and *face* over *seen*, the face first blurred as much as the
     piece looks blurred (the one of :attr:`Params.blur_steps_mm` it correlates best at), so that
     the camera's softness is no difference; None where *seen* is too small or flat."""
-    if 3.0 * float(seen.sum()) < 12:
+    count = float(seen.sum())
+    if 3.0 * count < 12:
         return None
     p = _centred(window, seen)
     pp = float((p * p).sum())
     if pp < 1e-9:
         return None
-    best: _Fit | None = None
-    for blur_mm, soft in zip(params.blur_steps_mm, face.soft, strict=True):
-        f = _centred(soft, seen)
-        pf, ff = float((p * f).sum()), float((f * f).sum())
-        if ff < 1e-9:
-            continue
-        score = pf / math.sqrt(ff * pp)
-        if best is None or score > best.score:
-            best = _Fit(score, blur_mm, p, f, pf / ff, seen, pp)
-    return best
+    soft = face.soft.reshape(len(face.soft), -1, 3)
+    # every blur of the face at once, each less its mean over *seen* and zero outside it
+    f = ((soft - (seen.ravel() @ soft)[:, None, :] / count) * seen.reshape(1, -1, 1)).reshape(len(soft), -1)
+    pf = f @ p.ravel()
+    ff = np.einsum("bq,bq->b", f, f)
+    scores = np.where(ff > 1e-9, pf / np.sqrt(np.maximum(ff, 1e-9) * pp), -np.inf)
+    step = int(np.argmax(scores))
+    if not math.isfinite(float(scores[step])):
+        return None
+    return _Fit(float(scores[step]), params.blur_steps_mm[step], p, face.soft[step],
+                float(pf[step] / ff[step]), seen, pp)
 
 
 def _residual(fit: _Fit, scale: float, params: Params) -> float:
@@ -333,7 +383,8 @@ def _residual(fit: _Fit, scale: float, params: Params) -> float:
     spread."""
     seen = fit.seen
     n = 3.0 * float(seen.sum())
-    left = np.abs(fit.piece - fit.gain * fit.face).sum(axis=2) / math.sqrt(fit.power / n * 3.0)
+    face = _centred(fit.face, seen)
+    left = np.abs(fit.piece - fit.gain * face).sum(axis=2) / math.sqrt(fit.power / n * 3.0)
     sigma = params.residual_patch_mm * scale
     smooth = cv2.GaussianBlur(left * seen, (0, 0), sigma)
     cover = cv2.GaussianBlur(seen, (0, 0), sigma)
