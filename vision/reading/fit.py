@@ -325,7 +325,9 @@ class _Correlation:
         h, w = shape
         reach = max((k.shape[0] for k in kernels), default=1) // 2
         self.shape = shape
-        self.size = (cv2.getOptimalDFTSize(h + reach), cv2.getOptimalDFTSize(w + reach))
+        # room for the kernel, and for its reach past the image's far side: nothing wraps round
+        self.size = (cv2.getOptimalDFTSize(max(h + reach, 2 * reach + 1)),
+                     cv2.getOptimalDFTSize(max(w + reach, 2 * reach + 1)))
         self.spectra = []
         for k in kernels:
             side, r = k.shape[0], k.shape[0] // 2

@@ -13,10 +13,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vision.library import Library, PieceKind
 from vision.reading import DEFAULT, read
-from vision.reading.fit import fit_heap, fit_single
+from vision.reading.fit import _Correlation, fit_heap, fit_single
 
 SCALE = 2.0  # px/mm of the drawn top-down tables
 TILE = (40.0, 40.0)
@@ -194,6 +196,21 @@ def test_fit_heap_lays_two_overlapping_tiles_where_they_are() -> None:
     assert not rest and len(laid) == 2
     for centre, _angle in truth:
         assert min(math.dist(p.centre, centre) for p in laid) < 4.0
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(8, 90), st.integers(8, 90), st.lists(st.integers(0, 20), min_size=1, max_size=4),
+       st.integers(0, 2**32 - 1))
+def test_spectral_correlation_is_filter2d_with_a_zero_border(h: int, w: int, radii: list[int],
+                                                             seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    image = rng.random((h, w)).astype(np.float32)
+    kernels = [(rng.random((2 * r + 1, 2 * r + 1)) > 0.4).astype(np.float32) for r in radii]
+    got = _Correlation((h, w), kernels)(image, range(len(kernels)))
+    for kernel, out in zip(kernels, got, strict=True):
+        want = cv2.filter2D(image, -1, kernel, borderType=cv2.BORDER_CONSTANT)
+        assert out.shape == want.shape
+        assert np.abs(out - want).max() <= 1e-3 * max(1.0, float(kernel.sum()))
 
 
 @pytest.mark.parametrize("bad", ["float", "gray", "empty", "scale"])
