@@ -19,7 +19,7 @@ import numpy as np
 
 from vision import markers
 from vision.calibration import TableCalibration
-from vision.library import Library, PieceKind
+from vision.library import Library, PieceKind, find_piece, frame_point, frame_points
 from vision.reading.decide import decide
 from vision.reading.find import blank, not_table
 from vision.reading.fit import Leftover, Placement, fit_outlines
@@ -84,15 +84,14 @@ def read(image: np.ndarray, library: Library, *, calibration: TableCalibration |
                  for piece, (_was, matches) in zip(placements, found, strict=True)]
     pieces, unknown = _reported(plane, found, leftovers, params)
     if not pieces and calibration is None:
-        whole = _whole_view(view, kinds, params)
-        if whole:  # a scan or a crop: the view is the piece, and what it shows is its print
-            pieces, unknown = [], []
-            for piece in whole:
-                matches = _matches(view, piece, [piece], refs[piece.kind.name], params)
-                _report(plane, piece, matches, params, pieces, unknown)
-            if len(pieces) > 1 or (pieces and unknown):
-                best = max(pieces, key=lambda p: p.score)
-                pieces, unknown = [best], []
+        # a scan or a crop (the view is the piece), or a piece photographed alone on a plain
+        # surface (found as a registration photo's is): the best of these that names a face
+        named: list[FoundPiece] = []
+        for piece in _whole_view(view, kinds, params) + _alone_on_surface(view, kinds):
+            matches = _matches(view, piece, [piece], refs[piece.kind.name], params)
+            _report(plane, piece, matches, params, named, [])
+        if named:
+            pieces, unknown = [max(named, key=lambda p: p.score)], []
     return ReadResult(tuple(pieces), tuple(unknown))
 
 
@@ -220,7 +219,7 @@ def _report(plane: Plane, piece: Placement, matches: list[Match], params: Params
     pieces.append(FoundPiece(
         kind=piece.kind.name, face="down" if face_down else "up", front=None if face_down else verdict.face,
         center=_point(plane.to_report(centre)), in_mm=plane.in_mm,
-        angle_deg=(piece.angle_deg + best.turn_deg) % 360.0, confidence=verdict.confidence,
+        angle_deg=round(piece.angle_deg + best.turn_deg, 6) % 360.0, confidence=verdict.confidence,
         score=best.score, margin=verdict.margin, outline_px=outline))
 
 
@@ -235,6 +234,22 @@ def _whole_view(view: np.ndarray, kinds: list[PieceKind], params: Params) -> lis
                 scale = math.sqrt(w * h / (kw * kh))
                 out.append(Placement(kind, ((w - 1) / 2, (h - 1) / 2), angle, scale, True))
                 break
+    return out
+
+
+def _alone_on_surface(view: np.ndarray, kinds: list[PieceKind]) -> list[Placement]:
+    """For each kind, the one piece of it that stands out from the surface round it, found as
+    :meth:`Library.register` finds a piece in a photo (:func:`vision.library.find_piece`)."""
+    out = []
+    for kind in kinds:
+        frame = find_piece(view, kind)
+        if frame is None:
+            continue
+        corners = frame_points(frame, np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]))
+        top, side = corners[1] - corners[0], corners[3] - corners[0]
+        px_per_mm = (math.hypot(*top) / kind.size_mm[0] + math.hypot(*side) / kind.size_mm[1]) / 2
+        out.append(Placement(kind, frame_point(frame, 0.5, 0.5), math.degrees(math.atan2(top[1], top[0])),
+                             px_per_mm, True, corners.astype(np.float32) if kind.shape == "rect" else None))
     return out
 
 

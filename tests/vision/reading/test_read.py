@@ -154,6 +154,36 @@ def test_a_registration_photo_reads_back_as_its_own_face(tiles: Library) -> None
     assert [p.face for p in read(on_surface(tile_face("back"), TILE), tiles).pieces] == ["down"]
 
 
+def rimmed_coin(name: str) -> np.ndarray:
+    """A coin's face at 10 px/mm whose outer rim is nearly the cloth's colour (a grey metal on
+    grey cloth): a light band, a dark middle, and a mark per *name*."""
+    img = np.full((400, 400, 3), SURFACE, np.uint8)
+    cv2.circle(img, (200, 200), 199, (88, 86, 76), -1, cv2.LINE_AA)  # 10 CIELAB units off the cloth
+    cv2.circle(img, (200, 200), 170, (205, 205, 210), -1, cv2.LINE_AA)
+    cv2.circle(img, (200, 200), 130, (30, 30, 35), -1, cv2.LINE_AA)
+    if name == "bar":
+        cv2.rectangle(img, (130, 170), (270, 230), (240, 240, 240), -1)
+    elif name == "ring":
+        cv2.circle(img, (200, 200), 70, (240, 240, 240), 24)
+    else:
+        cv2.line(img, (120, 280), (280, 120), (240, 240, 240), 30)
+    return img
+
+
+def test_a_registration_photo_whose_rim_is_near_the_cloths_colour_reads_back(tmp_path: Path) -> None:
+    def photo(name: str) -> np.ndarray:  # on an evenly lit plain cloth, as a renderer draws it
+        table = np.full((216, 216, 3), SURFACE, np.uint8)
+        put(table, rimmed_coin(name), COIN, (54, 54), 0.0, disc=True)
+        return table
+
+    library = Library.create(tmp_path / "library")
+    for name in ("bar", "ring", "slash"):
+        library.register("coin", "disc", COIN, photo(name), front=name)
+    for name in ("bar", "ring", "slash"):
+        result = read(photo(name), library)
+        assert ([p.front for p in result.pieces], result.unknown) == ([name], ()), name
+
+
 def test_a_full_bleed_scan_registers_and_reads_back(tmp_path: Path) -> None:
     library = Library.create(tmp_path / "library")
     for name in ("moon", "drop", "cross"):
