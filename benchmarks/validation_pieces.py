@@ -13,6 +13,9 @@ Two ways, each in a scratch library made with ``companion vision register``:
 - ``scans``: registered from the scans, read with no empty frame;
 - ``cloth``: registered from the cloth photos, read with ``--empty sceneNN/empty.jpg``.
 
+Each registration image is also read back (``companion vision read IMAGE --json``, no
+calibration): it is right when it gives one piece, of its own kind, face and front.
+
 Each scene is read with ``companion vision read … --layout sceneNN/layout.json --json`` in a new
 process, and scored as the README says: a reported piece (known or unknown) belongs to the
 nearest true piece or distractor within 8 mm of its centre; a true piece is right when one known
@@ -65,6 +68,7 @@ class Tally:
     by_group: dict[str, list[int]] = field(default_factory=dict)  # group: [right, of]
     read_s: list[float] = field(default_factory=list)
     misses: list[str] = field(default_factory=list)
+    read_back: list[int] = field(default_factory=lambda: [0, 0])  # registration images: [right, of]
 
     def count(self, group: str, ok: bool) -> None:
         cell = self.by_group.setdefault(group, [0, 0])
@@ -129,6 +133,19 @@ def run_mode(mode: str, root: Path, scenes: list[Path]) -> Tally:
                 raise SystemExit(f"read {scene.name}: {done.stderr.strip()}")
             truth = json.loads((scene / "truth.json").read_text())
             score_scene(json.loads(done.stdout), truth, tally, scene.name)
+        for entry in entries:  # each registration image, read back with no calibration
+            image = entry["scan" if mode == "scans" else "on_cloth"]
+            done = companion("vision", "read", str(root / image), "--library", str(library), "--json")
+            if done.returncode != 0:
+                raise SystemExit(f"read {image}: {done.stderr.strip()}")
+            pieces = json.loads(done.stdout)["pieces"]
+            down = entry["face"] == "back"
+            ok = [(p["kind"], p["face"], p.get("front")) for p in pieces] == [
+                (entry["kind"], "down" if down else "up", None if down else entry["front"])]
+            tally.read_back[0] += ok
+            tally.read_back[1] += 1
+            if not ok:
+                tally.misses.append(f"{image} read back as {pieces or 'unknown or nothing'}")
     return tally
 
 
@@ -150,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps({m: {"pieces": t.pieces, "right": t.right, "invented": t.invented,
                               "by_group": t.by_group, "read_s_median": statistics.median(t.read_s),
+                              "read_back": t.read_back,
                               "misses": t.misses} for m, t in results.items()}, indent=1))
         return 0
     for mode, t in results.items():
@@ -158,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{t.invented} invented; read (process) median {statistics.median(t.read_s):.2f} s")
         for group, (ok, of) in sorted(t.by_group.items()):
             print(f"  {group:24s} {ok:4d} / {of:<4d} ({100 * ok / of:.0f} %)")
+        print(f"  registration images read back as their own face: {t.read_back[0]} / {t.read_back[1]}")
         if args.misses:
             print("\n".join(f"  - {m}" for m in t.misses))
     return 0
