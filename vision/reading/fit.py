@@ -78,37 +78,60 @@ class Leftover:
 
 def fit_outlines(mask: np.ndarray, kinds: list[PieceKind], px_per_mm: float | None,
                  params: Params) -> tuple[list[Placement], list[Leftover]]:
-    """Every piece in *mask* (0/1 uint8, not table) and what no kind explains."""
+    """Every piece in *mask* (0/1 uint8, not table) and what no kind explains.
+
+    Without a scale, each outline that fits a kind's shape is that piece at its own size; the
+    view's scale is then the median of those sizes, and the outlines that fit at a size far from
+    it (:attr:`Params.free_size_spread`), or fit nothing, are fitted again at that scale (a
+    speck of a card's shape is no card; a card merged with a light patch of the table is a card
+    and a patch)."""
+    contours = list(cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0])
+    if px_per_mm is not None:
+        return _fit_at_scale(contours, mask.shape, kinds, px_per_mm, params)
+    placements: list[Placement] = []
+    again: list[np.ndarray] = []
+    for contour in contours:
+        single = fit_single(contour, kinds, None, params)
+        if single is not None:
+            placements.append(single)
+        elif cv2.contourArea(contour) >= 0.002 * mask.size:
+            again.append(contour)
+    if not placements:
+        return [], [_leftover(c) for c in again]
+    scale = float(np.median([p.px_per_mm for p in placements]))
+    kept = [p for p in placements if abs(math.log(p.px_per_mm / scale)) <= params.free_size_spread]
+    off = [c for c, p in ((c, fit_single(c, kinds, None, params)) for c in contours)
+           if p is not None and abs(math.log(p.px_per_mm / scale)) > params.free_size_spread]
+    laid, leftovers = _fit_at_scale(again + off, mask.shape, kinds, scale, params)
+    return kept + laid, leftovers
+
+
+def _fit_at_scale(contours: list[np.ndarray], shape: tuple[int, int], kinds: list[PieceKind],
+                  px_per_mm: float, params: Params) -> tuple[list[Placement], list[Leftover]]:
+    """The pieces in *contours* (outlines in a view of *shape*) at a known scale, and what no
+    kind explains."""
     placements: list[Placement] = []
     leftovers: list[Leftover] = []
     smallest = min(k.area_mm2 for k in kinds)
     reach_mm = max(math.hypot(*k.size_mm) for k in kinds)
-    contours = list(cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0])
-    if px_per_mm is not None:
-        contours = _thin_parts_off(contours, mask.shape, kinds, px_per_mm, params)
-    for contour in contours:
+    for contour in _thin_parts_off(contours, shape, kinds, px_per_mm, params):
         area = cv2.contourArea(contour)
-        if px_per_mm is not None and area < params.leftover_min * smallest * px_per_mm ** 2:
+        if area < params.leftover_min * smallest * px_per_mm ** 2:
             continue
         single = fit_single(contour, kinds, px_per_mm, params)
         if single is not None:
             placements.append(single)
             continue
-        if px_per_mm is not None:
-            # a piece with a tail of the table's grain or shadow on it: the tail cut off
-            narrowest = min(min(k.size_mm) for k in kinds) * px_per_mm
-            parts = _opened(contour, params.tail_share * narrowest)
-            fitted = [fit_single(part, kinds, px_per_mm, params) for part in parts]
-            if fitted and all(f is not None for f in fitted):
-                placements += [f for f in fitted if f is not None]
-                continue
-        if px_per_mm is None:
-            if area >= 0.002 * mask.size:
-                leftovers.append(_leftover(contour))
+        # a piece with a tail of the table's grain or shadow on it: the tail cut off
+        narrowest = min(min(k.size_mm) for k in kinds) * px_per_mm
+        parts = _opened(contour, params.tail_share * narrowest)
+        fitted = [fit_single(part, kinds, px_per_mm, params) for part in parts]
+        if fitted and all(f is not None for f in fitted):
+            placements += [f for f in fitted if f is not None]
             continue
         if max(cv2.minAreaRect(contour)[1]) > params.heap_extent_max * reach_mm * px_per_mm:
             continue  # no heap of pieces is that long: a mat's edge, a board, a shadow
-        laid, rest = fit_heap(contour, mask.shape, kinds, px_per_mm, params)
+        laid, rest = fit_heap(contour, shape, kinds, px_per_mm, params)
         placements += laid
         leftovers += rest
     return placements, leftovers

@@ -56,6 +56,10 @@ class Params:
 
     size_tolerance: float = 0.12
     """An outline's size may differ from its kind's by this share and still be that kind."""
+    free_size_spread: float = 0.4
+    """Without a scale, a piece's size may differ from the median piece's by this much (natural
+    log: 0.4 is half as large again, or a third smaller) and still be that piece (a view at a
+    slant); what differs more is fitted again at the median's scale."""
     fill_min: float = 0.86
     """A single piece's outline covers at least this share of its fitted shape."""
     disc_inner_min: float = 0.55

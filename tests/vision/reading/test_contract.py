@@ -131,8 +131,6 @@ def test_read_set_webcam_scenes_find_every_card(scene_reads: dict[str, tuple[lis
 
 
 @needs_photos
-@pytest.mark.xfail(strict=True, reason="the cards on the phone photos' mottled board are not yet "
-                                       "told from it without a scale (issue 27)")
 def test_read_set_phone_photos_find_every_card(scene_reads: dict[str, tuple[list[str], ReadResult]]) -> None:
     counts = {name: (len(labels), len(result.pieces) + len(result.unknown))
               for name, (labels, result) in scene_reads.items() if name in PHONE_PHOTOS}

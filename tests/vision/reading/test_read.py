@@ -203,6 +203,20 @@ def test_a_foreign_object_is_not_read_as_a_piece(tiles: Library) -> None:
     assert result.pieces == ()
 
 
+def test_without_a_scale_pieces_are_told_from_specks_and_patches_by_their_size(tiles: Library) -> None:
+    table = cloth()
+    for name, centre in (("moon", (50, 50)), ("drop", (110, 50)), ("star", (170, 50)), ("cross", (230, 60))):
+        put(table, tile_face(name), TILE, centre, 0.0)
+    cv2.rectangle(table, (196, 296), (203, 303), (235, 235, 230), -1)  # a 4 mm square speck
+    cv2.ellipse(table, (180, 200), (90, 40), 0, 0, 360, (200, 200, 190), -1)  # a light patch...
+    put(table, tile_face("drop"), TILE, (60, 100), 0.0)  # ... and a tile touching it
+    result = read(table, tiles)  # no scale: the tiles' own size is the view's
+    assert sorted(p.front for p in result.pieces) == ["cross", "drop", "drop", "moon", "star"]
+    # the patch is something unknown; the speck is too small to be anything
+    assert [u.center for u in result.unknown if math.dist(u.center, (200, 300)) < 20] == []
+    assert len(result.unknown) == 1
+
+
 def test_fit_single_gives_a_rect_its_centre_and_turn() -> None:
     kind = PieceKind("tile", "rect", TILE)
     for angle in (0.0, 17.0, 44.0, 63.0):
