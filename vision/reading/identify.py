@@ -384,7 +384,14 @@ def _residual(fit: _Fit, scale: float, params: Params) -> float:
     seen = fit.seen
     n = 3.0 * float(seen.sum())
     face = _centred(fit.face, seen)
-    left = np.abs(fit.piece - fit.gain * face).sum(axis=2) / math.sqrt(fit.power / n * 3.0)
+    spread = math.sqrt(fit.power / n * 3.0)
+    left = np.abs(fit.piece - fit.gain * face).sum(axis=2) / spread
+    if params.residual_slack_mm > 0:
+        # a face's edges laid a little off leave a difference along them that they explain
+        shown = fit.gain * face
+        steep = (np.abs(cv2.Sobel(shown, cv2.CV_32F, 1, 0, ksize=3)) +
+                 np.abs(cv2.Sobel(shown, cv2.CV_32F, 0, 1, ksize=3))).sum(axis=2) / 8.0
+        left = np.maximum(left - params.residual_slack_mm * scale * steep / spread, 0.0)
     sigma = params.residual_patch_mm * scale
     smooth = cv2.GaussianBlur(left * seen, (0, 0), sigma)
     cover = cv2.GaussianBlur(seen, (0, 0), sigma)

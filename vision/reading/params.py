@@ -134,6 +134,8 @@ class Params:
     """... and its mean colour over its face's differs from the light's (the median of that over
     every piece named) by at most this in any channel (natural log: 0.5 is two thirds more,
     or two fifths less): the same print in another colour is another face."""
+    residual_slack_mm: float = 0.3
+    """A face laid this far off explains the difference along its edges (mm)."""
     residual_patch_mm: float = 2.5
     """The size of the patches the aligned difference is judged in (Gaussian sigma, mm)."""
 
