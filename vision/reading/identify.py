@@ -56,7 +56,8 @@ class KindRefs:
     """The mean of every reference's :attr:`~Reference.centred` (what the kind's faces share
     at every turn: a coin's rim), as a unit: where it matches best is where the piece lies."""
     apart: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
-    """How two references (by their ids) differ, blurred to symbol size: worked out when needed."""
+    """How two references (by their ids) differ, blurred to symbol size: worked out when first
+    needed, for a piece's best reference and its runner-up face's nearest turn."""
 
 
 @dataclass(frozen=True)
@@ -268,7 +269,8 @@ def _slid(patch: np.ndarray, kind_refs: KindRefs,
     # each reference scored where the piece was fitted, and where what all its kind's faces
     # share matches best (a disc's centre is found by its rim better than by its outline)
     common = int(np.argmax(flat @ kind_refs.common.ravel() / spread))
-    first = np.maximum(centre_scores(patch, kind_refs),
+    fitted = ((patch.shape[1] - w) // 2, (patch.shape[0] - h) // 2)
+    first = np.maximum(_scores_at(patch, fitted, kind_refs),
                        _scores_at(patch, (common % places_x, common // places_x), kind_refs))
     by_face: dict[str, list[int]] = {}
     for i in np.argsort(-first):
@@ -290,13 +292,8 @@ def _slid(patch: np.ndarray, kind_refs: KindRefs,
     return out
 
 
-def centre_scores(patch: np.ndarray, kind_refs: KindRefs) -> np.ndarray:
-    """Every reference's correlation with *patch* (see :func:`cut_out`) where the piece was fitted."""
-    h, w = kind_refs.weight.shape
-    return _scores_at(patch, ((patch.shape[1] - w) // 2, (patch.shape[0] - h) // 2), kind_refs)
-
-
 def _scores_at(patch: np.ndarray, at: tuple[int, int], kind_refs: KindRefs) -> np.ndarray:
+    """Every reference's correlation with the window of *patch* whose top left is *at* (px)."""
     h, w = kind_refs.weight.shape
     here = _centred(patch[at[1]:at[1] + h, at[0]:at[0] + w], kind_refs.weight).ravel()
     return np.asarray(kind_refs.table @ (here / max(float(np.sqrt(here @ here)), 1e-9)), np.float32)
