@@ -76,12 +76,14 @@ def read(image: np.ndarray, library: Library, *, calibration: TableCalibration |
     found = [(piece, _matches(view, piece, placements, refs[piece.kind.name], params))
              for piece in placements]
     if any(not piece.alone for piece in placements):
-        # the heaps' pieces turned as their best faces say, and compared again: what each hides
-        # of the others is then where it lies
+        # the heaps' pieces turned as their best faces say, and compared again where it or a
+        # piece near it turned: what each hides of the others is then where it lies
         placements = [_turned_as_matched(piece, matches) for piece, matches in found]
-        found = [(piece, matches if piece.alone else
-                  _matches(view, piece, placements, refs[piece.kind.name], params))
-                 for piece, (_was, matches) in zip(placements, found, strict=True)]
+        moved = [p.angle_deg != was.angle_deg for p, (was, _m) in zip(placements, found, strict=True)]
+        found = [(piece, _matches(view, piece, placements, refs[piece.kind.name], params)
+                  if not piece.alone and any(moved[j] and (j == i or _near(other, piece))
+                                             for j, other in enumerate(placements)) else matches)
+                 for i, (piece, (_was, matches)) in enumerate(zip(placements, found, strict=True))]
     pieces, unknown = _reported(plane, found, leftovers, params)
     if not pieces and calibration is None:
         # a scan or a crop (the view is the piece), or a piece photographed alone on a plain
