@@ -88,20 +88,19 @@ def fit_outlines(mask: np.ndarray, kinds: list[PieceKind], px_per_mm: float | No
     contours = list(cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0])
     if px_per_mm is not None:
         return _fit_at_scale(contours, mask.shape, kinds, px_per_mm, params)
-    placements: list[Placement] = []
+    fitted: list[tuple[np.ndarray, Placement]] = []
     again: list[np.ndarray] = []
     for contour in contours:
         single = fit_single(contour, kinds, None, params)
         if single is not None:
-            placements.append(single)
+            fitted.append((contour, single))
         elif cv2.contourArea(contour) >= 0.002 * mask.size:
             again.append(contour)
-    if not placements:
+    if not fitted:
         return [], [_leftover(c) for c in again]
-    scale = float(np.median([p.px_per_mm for p in placements]))
-    kept = [p for p in placements if abs(math.log(p.px_per_mm / scale)) <= params.free_size_spread]
-    off = [c for c, p in ((c, fit_single(c, kinds, None, params)) for c in contours)
-           if p is not None and abs(math.log(p.px_per_mm / scale)) > params.free_size_spread]
+    scale = float(np.median([p.px_per_mm for _c, p in fitted]))
+    kept = [p for _c, p in fitted if abs(math.log(p.px_per_mm / scale)) <= params.free_size_spread]
+    off = [c for c, p in fitted if abs(math.log(p.px_per_mm / scale)) > params.free_size_spread]
     laid, leftovers = _fit_at_scale(again + off, mask.shape, kinds, scale, params)
     return kept + laid, leftovers
 
