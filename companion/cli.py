@@ -179,6 +179,8 @@ def _vision_parser(commands: Any) -> None:
                        help="a point inside the track, in table mm (repeat for more)")
     learn.add_argument("--out", type=Path, required=True, metavar="TRACK.json",
                        help="where to save the track")
+    learn.add_argument("--overlay", type=Path, metavar="FILE.png",
+                       help="draw the learned track (or where it failed) over the photo, into this file")
     learn.set_defaults(run=run_vision_learn_track)
 
     check = acts.add_parser("check-flight", help="does each template and dragon base touch the track's edge")
@@ -187,6 +189,9 @@ def _vision_parser(commands: Any) -> None:
     check.add_argument("--track", type=Path, required=True, metavar="TRACK.json", help="from learn-track")
     check.add_argument("--calibration", type=Path, metavar="CAL.json",
                        help="used when the frame shows too few table markers (a hand over them)")
+    check.add_argument("--overlay", type=Path, metavar="FILE.png",
+                       help="draw the track and each piece's outline, verdict and clearance over the photo, "
+                            "into this file")
     check.set_defaults(run=run_vision_check_flight)
 
     piece = acts.add_parser("learn-template",
@@ -635,15 +640,26 @@ def _seeds(values: list[str]) -> list[tuple[float, float]]:
 
 def run_vision_learn_track(args: argparse.Namespace) -> int:
     from vision.calibration import calibrate
+    from vision.errors import TrackRefused
+    from vision.overlay import draw_track, save_picture
     from vision.track import learn_track, save_track, track_to_json
 
     seeds = _seeds(args.seed)
     image, layout, lens = _vision_inputs(args)
-    track = learn_track(image, calibrate(image, layout, lens), layout, seeds)
-    save_track(track, args.out, seeds)
+    cal = calibrate(image, layout, lens)
+    try:
+        track = learn_track(image, cal, layout, seeds)
+    except TrackRefused as exc:
+        if args.overlay is not None:
+            save_picture(args.overlay, draw_track(image, cal, None, seeds, str(exc), exc.at_mm))
+        raise
+    if args.overlay is not None:
+        save_picture(args.overlay, draw_track(image, cal, track, seeds))
+    save_track(track, args.out)
     doc = track_to_json(track)
-    _answer(args, doc, f"track: {track.area / 1e6:.4f} m², {len(track.interiors)} hole(s); "
-                       f"saved to {args.out}")
+    faint = f"; faint at {len(track.weak_mm)} place(s)" if len(track.weak_mm) else ""
+    _answer(args, doc, f"track: {track.region.area / 1e6:.4f} m², {len(track.region.interiors)} hole(s)"
+                       f"{faint}; saved to {args.out}")
     return EXIT_OK
 
 
@@ -664,6 +680,10 @@ def run_vision_check_flight(args: argparse.Namespace) -> int:
             raise
         cal = TableCalibration.load(args.calibration)  # markers hidden: trust the saved one
     result = check_flight(image, layout, cal, track, seen)
+    if args.overlay is not None:
+        from vision.overlay import draw_flight, save_picture
+
+        save_picture(args.overlay, draw_flight(image, cal, track, result))
     lines = [f"{p.spec.label:<14} {p.verdict:<9} clearance {p.clearance_mm:+7.2f} mm (±{p.band_mm:.2f})"
              + (f"  {p.note}" if p.note else "") for p in result.pieces]
     lines += [f"contact: {a} and {b}" for a, b in result.contacts]

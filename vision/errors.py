@@ -17,3 +17,12 @@ class CameraUnavailable(VisionError, OSError):
 
 class CalibrationError(VisionError, RuntimeError):
     """Too little in a frame to calibrate from (markers missing, a board not seen)."""
+
+
+class TrackRefused(CalibrationError):
+    """A learned track that does not check out: the message says why and where; ``at_mm`` is
+    the place on the table (mm), or None when it is everywhere."""
+
+    def __init__(self, message: str, at_mm: tuple[float, float] | None = None) -> None:
+        super().__init__(message)
+        self.at_mm = at_mm

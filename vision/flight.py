@@ -20,18 +20,26 @@ from typing import Any
 
 import numpy as np
 import shapely
-from shapely.geometry import Polygon
 
 from vision import geometry, markers
 from vision.calibration import TableCalibration
 from vision.layout import Layout, PieceSpec
+from vision.track import Track
 
 MAX_BAND_MM = 0.95
 """The precision the check is built for: a band wider than this gets a note saying why."""
 SIGMAS = 3.0
-"""The band is this many standard deviations: a verdict outside it is wrong less than 0.3 % of the time."""
+"""The band is this many standard deviations (widened for a scatter estimated from few corners):
+a verdict outside it is wrong less than 0.3 % of the time."""
+OWN_SCATTER_SHARE = 4.0
+"""A piece's own corner variance, divided by this, is the least its band assumes, however sharp the
+rest of the frame (about the 99 % point of the ratio of two variance estimates of 5 and 20 degrees)."""
 CORNER_FLOOR_MM = 0.04
 """The least scatter assumed for a corner, so a perfect fit on three points is not taken as exact."""
+FAINT_NEAR_MM = 5.0
+FAINT_MARGIN_MM = 1.0
+"""Where the learned edge is faint within :data:`FAINT_NEAR_MM` of a piece's contact point (its place
+there interpolated from the clear edge either side), the piece's band widens by this much."""
 PARALLAX_FRACTION = 0.6
 """Without a pose: a piece's top shifts by up to height x (off-centre distance / camera height);
 for an overhead camera whose view is about as wide as it is high, 0.6 of the height is a fair bound."""
@@ -104,45 +112,92 @@ def rigid_fit(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray,
     return rot, t, float(np.sqrt(np.mean(np.sum(residual ** 2, axis=1))))
 
 
-def read_piece(spec: PieceSpec, seen: dict[int, np.ndarray], calibration: TableCalibration,
-               track: Polygon) -> PieceReading:
-    """One piece's pose, clearance and band from the markers of it in *seen*."""
+@dataclass(frozen=True)
+class _Fit:
+    """A piece's rigid fit to the markers of it seen: its marker corners in its own frame and on
+    the table, and the fit."""
+
+    ids: tuple[int, ...]
+    own: np.ndarray
+    table: np.ndarray
+    rot: np.ndarray
+    t: np.ndarray
+    rms: float
+
+    @property
+    def dof(self) -> int:
+        return 2 * len(self.own) - 3  # two coordinates a corner, three pose parameters
+
+    @property
+    def variance(self) -> float:
+        """The scatter of one corner coordinate, estimated from this fit alone (mm²)."""
+        return len(self.own) * self.rms ** 2 / self.dof
+
+
+def fit_piece(spec: PieceSpec, seen: dict[int, np.ndarray], calibration: TableCalibration) -> _Fit:
     ids = tuple(sorted(m for m in spec.markers if m in seen))
     own = np.concatenate([spec.markers[m] for m in ids])
-    pixels = np.concatenate([seen[m] for m in ids])
-    table = calibration.to_table(pixels, spec.height_mm)
+    table = calibration.to_table(np.concatenate([seen[m] for m in ids]), spec.height_mm)
     rot, t, rms = rigid_fit(own, table)
+    return _Fit(ids, own, table, rot, t, rms)
+
+
+def frame_scatter(fits: list[_Fit]) -> tuple[float, int]:
+    """The corner scatter pooled over a frame's pieces (one camera, one focus): the variance of a
+    corner coordinate (mm²) and its degrees of freedom."""
+    dof = sum(f.dof for f in fits)
+    return sum(f.variance * f.dof for f in fits) / max(dof, 1), dof
+
+
+def band_factor(dof: int) -> float:
+    """How many estimated standard deviations the band spans: :data:`SIGMAS`, widened for a scatter
+    estimated from *dof* degrees of freedom (Student's t, by the Cornish-Fisher expansion)."""
+    z = SIGMAS
+    return z + (z ** 3 + z) / (4 * dof) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * dof ** 2)
+
+
+def read_piece(spec: PieceSpec, seen: dict[int, np.ndarray], calibration: TableCalibration,
+               track: Track, scatter: tuple[float, int] | None = None) -> PieceReading:
+    """One piece's pose, clearance and band from the markers of it in *seen*, given the frame's
+    corner *scatter* (:func:`frame_scatter`; this piece's own when not given). The band widens
+    where the learned edge is faint near the contact point."""
+    fit = fit_piece(spec, seen, calibration)
+    rot, t, n = fit.rot, fit.t, len(fit.own)
     outline = spec.outline_mm @ rot.T + t
-    poly = geometry.polygon(outline)
-    c = geometry.clearance(poly, track)
+    c = geometry.clearance(geometry.polygon(outline), track.region)
     # the band at the contact point: calibration error, fit scatter levered to the point, parallax
-    n = len(own)
-    sigma_corner = max(rms * np.sqrt(n / max(n - 3, 1)), CORNER_FLOOR_MM)  # 3 pose parameters
-    centre = table.mean(axis=0)
-    spread = float(np.sum(np.sum((table - centre) ** 2, axis=1)))
+    variance, dof = scatter if scatter is not None else (fit.variance, fit.dof)
+    # a piece clearly worse than the frame (blurred, tilted) keeps a good part of its own scatter
+    sigma_corner = max(np.sqrt(max(variance, fit.variance / OWN_SCATTER_SHARE)), CORNER_FLOOR_MM)
+    centre = fit.table.mean(axis=0)
+    spread = float(np.sum(np.sum((fit.table - centre) ** 2, axis=1)))
     lever = float(np.sum((np.asarray(c.contact_mm) - centre) ** 2))
     sigma_fit = sigma_corner * np.sqrt(1.0 / n + lever / max(spread, 1e-9))
     sigma_cal = calibration.reprojection_error_mm
     parallax = 0.0 if calibration.has_pose else PARALLAX_FRACTION * spec.height_mm
-    band = SIGMAS * float(np.hypot(sigma_fit, sigma_cal)) + parallax
+    band = band_factor(dof) * float(np.hypot(sigma_fit, sigma_cal)) + parallax
     note = ""
     if band > MAX_BAND_MM:  # reported as it is: a narrower band would make wrong calls
         why = ("no lens calibration to correct for its height" if parallax > 0 and parallax > band / 2
-               else "only one of its markers in view" if len(ids) < len(spec.markers)
+               else "only one of its markers in view" if len(fit.ids) < len(spec.markers)
                else "its markers are blurred")
         note = f"measured to +-{band:.2f} mm only ({why}): the players decide near the edge"
+    if track.weak_near(c.contact_mm, FAINT_NEAR_MM):
+        band += FAINT_MARGIN_MM
+        if abs(c.clearance_mm) < band:
+            note = "the track's printed edge is faint here (see learn-track): the players decide"
     theta = float(np.arctan2(rot[1, 0], rot[0, 0]))
     return PieceReading(spec, outline, float(t[0]), float(t[1]), theta, c.clearance_mm, c.contact_mm, band,
-                        ids, note)
+                        fit.ids, note)
 
 
-def check_flight(image: np.ndarray, layout: Layout, calibration: TableCalibration, track: Polygon,
+def check_flight(image: np.ndarray, layout: Layout, calibration: TableCalibration, track: Track,
                  seen: dict[int, np.ndarray] | None = None) -> FlightCheck:
     """Every template and dragon base in *image*, each against the track's edge, and which
     pieces touch a dragon."""
     if seen is None:
         seen = markers.detect(image, layout.dictionary)
-    shapely.prepare(track)  # many pieces against one region: index it once
+    shapely.prepare(track.region)  # many pieces against one region: index it once
     specs: dict[int, PieceSpec] = {}
     unknown = []
     for mid in sorted(seen):
@@ -151,7 +206,9 @@ def check_flight(image: np.ndarray, layout: Layout, calibration: TableCalibratio
             specs[spec.marker_id] = spec
         elif layout.table_marker(mid) is None:
             unknown.append(mid)
-    readings = [read_piece(spec, seen, calibration, track) for _mid, spec in sorted(specs.items())]
+    chosen = [spec for _mid, spec in sorted(specs.items())]
+    scatter = frame_scatter([fit_piece(spec, seen, calibration) for spec in chosen]) if chosen else None
+    readings = [read_piece(spec, seen, calibration, track, scatter) for spec in chosen]
     contacts = []
     polys = [geometry.polygon(r.outline_mm) for r in readings]
     for i in range(len(readings)):

@@ -13,6 +13,9 @@ import shapely
 from shapely.geometry import MultiPolygon, Polygon
 from shapely.ops import nearest_points
 
+REACH_STEP_MM = 0.05
+"""How finely the outline of a piece's part past the edge is searched for its farthest point."""
+
 
 @dataclass(frozen=True)
 class Clearance:
@@ -50,11 +53,12 @@ def clearance(piece: Polygon, track: Polygon | MultiPolygon) -> Clearance:
         return Clearance(float(piece.distance(edge)), (on_edge.x, on_edge.y))
     outside = piece.difference(track)
     reach = 0.0
-    parts = list(outside.geoms) if hasattr(outside, "geoms") else [outside]
-    coords = [np.asarray(p.exterior.coords) for p in parts if not p.is_empty and hasattr(p, "exterior")]
-    if coords:
-        # the farthest point of a polygon from a region it pokes out of is one of its vertices
-        reach = float(shapely.distance(track, shapely.points(np.concatenate(coords))).max())
+    if not outside.is_empty:
+        # the farthest point of the part outside lies on that part's outline (where the piece's
+        # edge crosses an infield, often between the outline's vertices): sampled every REACH_STEP_MM
+        points = shapely.get_coordinates(shapely.segmentize(shapely.boundary(outside), REACH_STEP_MM))
+        if len(points):
+            reach = float(shapely.distance(track, shapely.points(points)).max())
     crossing = piece.intersection(edge)
     if not crossing.is_empty:
         mid = crossing.centroid if crossing.length == 0 else crossing.interpolate(0.5, normalized=True) \

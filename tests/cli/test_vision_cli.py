@@ -57,7 +57,7 @@ def test_learn_track_then_check_flight_answer_the_contract(photos: dict) -> None
     done = companion(*args)
     assert done.returncode == 0, done.stderr
     track = json.loads(done.stdout)
-    assert set(track) == {"polygons_mm", "area_mm2"}
+    assert set(track) == {"polygons_mm", "area_mm2", "weak_mm", "seeds_mm"}
     assert track["area_mm2"] == pytest.approx(empty.track.area, rel=0.005)
     assert len(track["polygons_mm"]) == 1 + len(empty.track.interiors)
 

@@ -32,7 +32,7 @@ def test_ui_volatio_camera_calls_the_crash_and_one_tap_applies_it(tmp_path: Path
     folder.mkdir(parents=True)
     LensCalibration(scene.camera.K, scene.camera.dist, scene.camera.size, 0.1, 20).save(folder / "lens.json")
     board = calibrate(empty.image, empty.layout, Lens(scene.camera.K, scene.camera.dist))
-    save_track(learn_track(empty.image, board, empty.layout, empty.seeds_mm), folder / "track.json", empty.seeds_mm)
+    save_track(learn_track(empty.image, board, empty.layout, empty.seeds_mm), folder / "track.json")
     photo = tmp_path / "table.png"
     cv2.imwrite(str(photo), scene.image)
     env = scratch(tmp_path, f'[camera]\nsource = "{photo}"\n[accessory]\nport = "none"\n')
