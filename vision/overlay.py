@@ -50,9 +50,11 @@ def _polyline(image: np.ndarray, px: np.ndarray, colour: tuple[int, int, int], w
                   shift)
 
 
-def _label(image: np.ndarray, text: str, at: Sequence[float], colour: tuple[int, int, int]) -> None:
-    """*text* at pixel *at*, in *colour* on a dark box, kept inside the image."""
-    s = _scale(image)
+def _label(image: np.ndarray, text: str, at: Sequence[float], colour: tuple[int, int, int],
+           larger: float = 1.0) -> None:
+    """*text* at pixel *at*, in *colour* on a dark box, kept inside the image; *larger* for a
+    picture that will be shown small."""
+    s = _scale(image) * larger
     font, size, thick = cv2.FONT_HERSHEY_SIMPLEX, 0.6 * s, max(1, round(1.5 * s))
     (w, h), base = cv2.getTextSize(text, font, size, thick)
     pad = max(2, round(4 * s))
@@ -104,10 +106,11 @@ def draw_track(image: np.ndarray, calibration: TableCalibration, track: Track | 
 
 
 def draw_flight(image: np.ndarray, calibration: TableCalibration, track: Track,
-                check: FlightCheck) -> np.ndarray:
-    """The track's edge and every piece's outline, verdict and clearance over *image* (a copy)."""
+                check: FlightCheck, larger: float = 1.0) -> np.ndarray:
+    """The track's edge and every piece's outline, verdict and clearance over *image* (a copy);
+    lines and labels *larger* for a picture that will be shown small."""
     out = image.copy() if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-    s = _scale(out)
+    s = _scale(out) * larger
     _draw_edge(out, calibration, track)
     for piece in check.pieces:
         colour = VERDICT_BGR[piece.verdict]
@@ -118,7 +121,7 @@ def draw_flight(image: np.ndarray, calibration: TableCalibration, track: Track,
         _polyline(out, outline, colour, max(2, round(3 * s)))
         [contact] = _to_px_points(calibration, [piece.contact_mm])
         cv2.circle(out, (int(contact[0]), int(contact[1])), max(3, round(6 * s)), colour, -1, cv2.LINE_AA)
-        _label(out, f"{piece.verdict} {piece.clearance_mm:+.1f} mm", contact, colour)
+        _label(out, f"{piece.verdict} {piece.clearance_mm:+.1f} mm", contact, colour, larger)
     return out
 
 

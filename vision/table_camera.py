@@ -31,11 +31,17 @@ from vision.flight import check_flight
 from vision.image_files import ImageFileError, decode_image
 from vision.layout import Layout, load_layout
 from vision.library import LIBRARY_FILE, Library
+from vision.overlay import draw_flight
 from vision.reading import read
 from vision.sources import FrameSource, RetryingSource, open_source
 from vision.track import load_track
 
 log = logging.getLogger(__name__)
+
+PICTURE_WIDTH = 960
+"""The edge check's picture (the photo with the track and every verdict drawn) is at most this wide."""
+PICTURE_LARGER = 1.8
+"""Its lines and labels this much larger than in a picture for a file: it is shown small, beside the list."""
 
 
 class TableCamera:
@@ -64,7 +70,8 @@ class TableCamera:
 
     def check(self) -> dict[str, Any]:
         """Take a frame and judge every piece in it: :meth:`FlightCheck.to_json` plus
-        ``recalibrated`` (the camera had moved). Runs on a worker thread.
+        ``recalibrated`` (the camera had moved) and the picture of it (:func:`draw_flight`) as
+        ``width``, ``height`` and ``rgb`` (bytes, rows top to bottom). Runs on a worker thread.
 
         :raises VisionError: one line saying what is missing (no camera, no track learned...).
         """
@@ -91,8 +98,15 @@ class TableCamera:
             if saved is None:
                 raise
             cal = saved  # a hand over the markers: the camera has not moved since
-        result = check_flight(frame, layout, cal, track, seen).to_json()
+        checked = check_flight(frame, layout, cal, track, seen)
+        result = checked.to_json()
         result["recalibrated"] = recalibrated
+        picture = draw_flight(frame, cal, track, checked, larger=PICTURE_LARGER)
+        if picture.shape[1] > PICTURE_WIDTH:  # for a popup on a small screen: lighter to hand over
+            height = round(picture.shape[0] * PICTURE_WIDTH / picture.shape[1])
+            picture = cv2.resize(picture, (PICTURE_WIDTH, height), interpolation=cv2.INTER_AREA)
+        result["width"], result["height"] = int(picture.shape[1]), int(picture.shape[0])
+        result["rgb"] = np.ascontiguousarray(picture[:, :, ::-1]).tobytes()
         return result
 
     def _frame(self) -> np.ndarray:

@@ -38,6 +38,7 @@ def test_ui_volatio_camera_calls_the_crash_and_one_tap_applies_it(tmp_path: Path
     env = scratch(tmp_path, f'[camera]\nsource = "{photo}"\n[accessory]\nport = "none"\n')
     [out] = drive("volatio_camera", env, display)
     assert len(out["rows"]) == len(scene.pieces)
+    assert out["picture"][0] == min(scene.image.shape[1], 960)  # the photo, drawn on, beside the list
     touching = sum("touches the edge" in r for r in out["rows"])
     assert sum(p.clearance_mm <= -1.0 for p in scene.pieces) <= touching <= sum(p.clearance_mm <= 0 for p in scene.pieces)
     assert (tmp_path / "data" / "table-companion" / "vision" / "calibration.json").exists()

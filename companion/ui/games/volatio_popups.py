@@ -20,6 +20,7 @@ from companion.errors import CompanionError
 from companion.games import volatio as v
 from companion.games import volatio_table as vt
 from companion.ui.lang import TR
+from companion.ui.photo import photo_texture
 from companion.ui.theme import PLAYER_RGB, THEME, rgb
 from companion.ui.widgets import FitLabel, Stepper, TouchButton
 
@@ -210,10 +211,17 @@ class FlightPopup(Popup):  # type: ignore[misc]
 
     hint = StringProperty("")
     close_text = StringProperty("")
+    picture = ObjectProperty(None, allownone=True)
+    """The photo with the track and every piece's verdict drawn on it, when the camera sent one."""
 
     def __init__(self, report: dict[str, Any], flyer: str | None, dragon_owner: dict[str, str],
                  apply: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        if report.get("rgb"):
+            try:
+                self.picture = photo_texture(report)
+            except CompanionError:
+                self.picture = None  # a torn picture: the list alone still says it all
         self.title = TR._("The camera's call")
         self.close_text = TR._("Close")
         self.applied: list[tuple[str, str]] = []

@@ -9,7 +9,7 @@ from companion.games import volatio as v
 from companion.games import volatio_table as vt
 from companion.games.volatio import Dragon
 from companion.ui.theme import THEME
-from tests.ui.kit import find, result, run_until, screen, start_game, tap, until
+from tests.ui.kit import find, result, run_until, screen, settle, start_game, tap, until
 
 MAGES = (("Anna", "red"), ("Bence", "blue"), ("Csilla", "green"))
 
@@ -172,6 +172,11 @@ async def volatio_camera(app: Any) -> None:
     await tap(app, race_screen.ids.camera)
     await until(app, lambda: race_screen.flight_popup is not None, timeout=20)
     popup = race_screen.flight_popup
+    await settle(app)
+    picture = popup.ids.picture
+    assert popup.picture is not None and picture.opacity == 1
+    assert inside(window_box(picture), window_box(popup)) and picture.width > popup.width / 3
+    assert window_box(picture)[2] <= window_box(popup.ids.rows)[0] + 1  # beside the list, not over it
     rows = [w.text for row in popup.ids.rows.children for w in getattr(row, "children", []) if hasattr(w, "text")]
     crash = [b for row in popup.ids.rows.children for b in getattr(row, "children", [])
              if getattr(b, "text", "") == "Crash · Path: Anna"]
@@ -182,7 +187,7 @@ async def volatio_camera(app: Any) -> None:
     assert dragon(app, "Anna") == expected, (dragon(app, "Anna"), expected, before)
     assert popup.applied == [("Anna", "path")] and crash[0].disabled
     popup.dismiss()
-    result(rows=sorted(r for r in rows if ":" in r and "Crash" not in r))
+    result(rows=sorted(r for r in rows if ":" in r and "Crash" not in r), picture=list(popup.picture.size))
 
 
 JOURNEYS[volatio_camera.__name__] = volatio_camera
