@@ -157,11 +157,12 @@ def band_factor(dof: int) -> float:
 
 
 def read_piece(spec: PieceSpec, seen: dict[int, np.ndarray], calibration: TableCalibration,
-               track: Track, scatter: tuple[float, int] | None = None) -> PieceReading:
+               track: Track, scatter: tuple[float, int] | None = None,
+               fit: _Fit | None = None) -> PieceReading:
     """One piece's pose, clearance and band from the markers of it in *seen*, given the frame's
     corner *scatter* (:func:`frame_scatter`; this piece's own when not given). The band widens
     where the learned edge is faint near the contact point."""
-    fit = fit_piece(spec, seen, calibration)
+    fit = fit if fit is not None else fit_piece(spec, seen, calibration)
     rot, t, n = fit.rot, fit.t, len(fit.own)
     outline = spec.outline_mm @ rot.T + t
     c = geometry.clearance(geometry.polygon(outline), track.region)
@@ -207,8 +208,10 @@ def check_flight(image: np.ndarray, layout: Layout, calibration: TableCalibratio
         elif layout.table_marker(mid) is None:
             unknown.append(mid)
     chosen = [spec for _mid, spec in sorted(specs.items())]
-    scatter = frame_scatter([fit_piece(spec, seen, calibration) for spec in chosen]) if chosen else None
-    readings = [read_piece(spec, seen, calibration, track, scatter) for spec in chosen]
+    fits = [fit_piece(spec, seen, calibration) for spec in chosen]
+    scatter = frame_scatter(fits) if fits else None
+    readings = [read_piece(spec, seen, calibration, track, scatter, fit)
+                for spec, fit in zip(chosen, fits, strict=True)]
     contacts = []
     polys = [geometry.polygon(r.outline_mm) for r in readings]
     for i in range(len(readings)):

@@ -11,10 +11,13 @@ from dataclasses import dataclass
 import numpy as np
 import shapely
 from shapely.geometry import MultiPolygon, Polygon
+from shapely.geometry.base import BaseGeometry
 from shapely.ops import nearest_points
 
+REACH_COARSE_MM = 1.0
 REACH_STEP_MM = 0.05
-"""How finely the outline of a piece's part past the edge is searched for its farthest point."""
+"""A piece's outline is searched for its point farthest past the edge every REACH_COARSE_MM, then
+every REACH_STEP_MM where the coarse samples leave room for a farther one."""
 
 
 @dataclass(frozen=True)
@@ -45,20 +48,44 @@ def place(points: np.ndarray, x: float, y: float, theta_rad: float) -> np.ndarra
     return np.asarray(points @ rot.T + np.array([x, y]), np.float64)
 
 
+def _reach(piece: Polygon, track: Polygon | MultiPolygon, edge: BaseGeometry) -> float:
+    """How far *piece* reaches past *track*'s *edge*: the largest distance from the track of a
+    point of the piece outside it. That point lies on the piece's own outline (the rest of the
+    outline of the part outside is the track's edge), often between its corners (a straight edge
+    across a round infield). The distance changes by at most the step along the outline, so only
+    coarse samples within a step of the largest are searched finely. Only the edge near the part
+    outside is searched: no point of it is farther from the edge than the part is across."""
+    outside = piece.difference(track)
+    if outside.is_empty:
+        return 0.0
+    x0, y0, x1, y1 = outside.bounds
+    across = float(np.hypot(x1 - x0, y1 - y0)) + REACH_COARSE_MM
+    near = shapely.clip_by_rect(edge, x0 - across, y0 - across, x1 + across, y1 + across)
+    ring = piece.exterior
+    length = float(ring.length)
+
+    def farthest(along: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        points = shapely.line_interpolate_point(ring, np.mod(along, length))
+        xy = shapely.get_coordinates(points)
+        out = ~shapely.contains_xy(track, xy[:, 0], xy[:, 1])
+        return along[out], np.asarray(shapely.distance(near, points[out]), np.float64)
+
+    along, dist = farthest(np.arange(0.0, length, REACH_COARSE_MM))
+    if not len(dist):
+        return 0.0
+    near_max = along[dist >= dist.max() - REACH_COARSE_MM]
+    fine = (near_max[:, None] + np.arange(-REACH_COARSE_MM / 2, REACH_COARSE_MM / 2, REACH_STEP_MM)).ravel()
+    _along, dist = farthest(np.concatenate([fine, near_max]))
+    return float(dist.max()) if len(dist) else 0.0
+
+
 def clearance(piece: Polygon, track: Polygon | MultiPolygon) -> Clearance:
     """The signed clearance of *piece* against the edge of the drivable region *track*."""
     edge = track.boundary
     if piece.within(track) and not piece.intersects(edge):
         on_edge, _ = nearest_points(edge, piece)
         return Clearance(float(piece.distance(edge)), (on_edge.x, on_edge.y))
-    outside = piece.difference(track)
-    reach = 0.0
-    if not outside.is_empty:
-        # the farthest point of the part outside lies on that part's outline (where the piece's
-        # edge crosses an infield, often between the outline's vertices): sampled every REACH_STEP_MM
-        points = shapely.get_coordinates(shapely.segmentize(shapely.boundary(outside), REACH_STEP_MM))
-        if len(points):
-            reach = float(shapely.distance(track, shapely.points(points)).max())
+    reach = _reach(piece, track, edge)
     crossing = piece.intersection(edge)
     if not crossing.is_empty:
         mid = crossing.centroid if crossing.length == 0 else crossing.interpolate(0.5, normalized=True) \
