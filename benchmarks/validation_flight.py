@@ -23,8 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,16 +30,10 @@ from typing import Any
 
 import shapely
 from shapely.geometry import Polygon
+from validation_pieces import DEFAULT_SET, companion  # the script beside this one: the same set, the same CLI
 
-ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_SET = ROOT.parent / "shared" / "validation" / "vision"
 DECISIVE_MM = 1.0
 """A piece whose true clearance is at least this far either way must be called."""
-
-
-def companion(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "companion", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=600)
 
 
 @dataclass
