@@ -39,9 +39,15 @@ SLIVER_MM2 = 20.0
 ISLAND_CORE_MM = 3.0
 """A hole's inside is read this far in from its rim (past the edge line round it)."""
 ISLAND_DIFFER_DE = 10.0
-"""ΔE: an island's inside differs from its rim and from the track by more than this."""
+"""ΔE: an island's inside differs from the track, and from its rim unless it is an infield, by more
+than this."""
+INFIELD_MM2 = 2500.0
+"""A hole framed by the line and as large as a 50 mm square is an infield even when its inside is
+as dark as the line."""
 WEAK_CONTRAST_DE = 12.0
 """ΔE: an edge with less contrast than this between track and line is faint."""
+LINE_FOLLOW_DE = 20.0
+"""ΔE: an edge with nothing this close to the line's colour just past it does not follow the line."""
 WEAK_RUN_MM = 10.0
 """A faint stretch of edge longer than this (mm) makes the track untrustworthy: refused."""
 WEAK_SPACING_MM = 2.0
@@ -146,6 +152,8 @@ def learn_track(image: np.ndarray, calibration: TableCalibration, layout: Layout
         edge = track_edge.refine(np.asarray(hole.coords)[:-1], lab, s, (x0, y0))
         if _is_island(edge, Polygon(hole.coords), lab, s, (x0, y0), line_lab, flooded.track_lab):
             rings.append(_through_faint(edge, line_lab))
+    for ring in rings:
+        _refuse_off_line(ring, track_edge.line_apart(ring, lab, s, (x0, y0), line_lab))
     region = Polygon(rings[0].points, [r.points for r in rings[1:]])
     region = _tidy(region, seeds_mm)
     track = Track(region, _check_edges(rings), tuple((float(x), float(y)) for x, y in seeds_mm))
@@ -246,7 +254,7 @@ def _is_island(edge: track_edge.RingEdge, hole: Polygon, lab: np.ndarray, s: flo
         return False
     core = np.median(lab[core_mask > 0], axis=0)
     return bool(np.linalg.norm(rim - line_lab) < track_edge.LINE_MATCH_DE
-                and np.linalg.norm(core - rim) > ISLAND_DIFFER_DE
+                and (np.linalg.norm(core - rim) > ISLAND_DIFFER_DE or hole.area >= INFIELD_MM2)
                 and np.linalg.norm(core - track_lab) > ISLAND_DIFFER_DE)
 
 
@@ -273,7 +281,8 @@ def _through_faint(ring: track_edge.RingEdge, line_lab: np.ndarray) -> track_edg
     points = ring.points.copy()
     for axis in (0, 1):
         points[untrusted, axis] = np.interp(arc[untrusted], at, xy[:, axis])
-    return track_edge.RingEdge(points, ring.found, ring.contrast, ring.inside, ring.outside)
+    return track_edge.RingEdge(points, ring.found, ring.contrast, ring.inside, ring.outside,
+                               ring.normal)
 
 
 def _runs(flags: np.ndarray) -> list[np.ndarray]:
@@ -298,6 +307,15 @@ def _short_runs(flags: np.ndarray, points: np.ndarray) -> np.ndarray:
         if len(run) < len(flags) and _run_length(run, points) <= WEAK_RUN_MM:
             short[run] = True
     return short
+
+
+def _refuse_off_line(ring: track_edge.RingEdge, apart: np.ndarray) -> None:
+    """:raises TrackRefused: where the edge runs for more than :data:`WEAK_RUN_MM` with no
+    colour like the line's just past it: it follows print, or a patch the flood left out."""
+    for run in _runs(ring.found & (apart >= LINE_FOLLOW_DE)):
+        if _run_length(run, ring.points) > WEAK_RUN_MM:
+            raise _near("the edge follows something else than the edge line",
+                        ring.points[run[len(run) // 2]], "add a seed there, or clear what lies on the track")
 
 
 def _check_edges(rings: list[track_edge.RingEdge]) -> np.ndarray:

@@ -31,6 +31,12 @@ MIN_PART_MM2 = 4.0
 """Parts smaller than this (mm²) are never joined to the track: specks between printed strokes."""
 BRIDGE_MM = 10.0
 """Print narrower than this (its blurred sides included) that crosses the track is bridged."""
+LINE_GAP_MM = 3.0
+"""Gaps in the edge line narrower than this (mm), where blur thins it, are closed."""
+PRINT_WIDTH_MM = 12.0
+"""Print on the track that the flood leaves out is filled in when nowhere wider than this (mm)."""
+LINE_PAST_MM = (0.25, 2.5)
+"""Where the line's colour is looked for past an edge (mm)."""
 LINE_MATCH_DE = 15.0
 """ΔE: a pixel this close to the edge line's colour is line, and is never bridged."""
 LINE_BAND_MM = (0.5, 3.0)
@@ -110,25 +116,34 @@ def flood(lab: np.ndarray, seeds_px: list[tuple[int, int]], px_per_mm: float) ->
     line = np.linalg.norm(lab - line_lab, axis=2) < LINE_MATCH_DE
     bridged = cv2.morphologyEx(parts, cv2.MORPH_CLOSE, _disc(BRIDGE_MM * s / 2))
     bridged = (bridged & (~line).astype(np.uint8)) | parts
+    # a thin line blurred where it turns sharply can let the flood through: the line, its small
+    # gaps closed, is a wall the track never crosses
+    wall = cv2.dilate(line.astype(np.uint8), _disc(LINE_GAP_MM * s / 2))
+    bridged &= 1 - wall
+    if not all(bridged[r, c] for c, r in seeds_px):
+        raise CalibrationError("a seed lies on the edge line or next to it: put each seed on the open track")
     _n, joined = cv2.connectedComponents(bridged, connectivity=4)
     chosen = sorted({int(joined[r, c]) for c, r in seeds_px})
-    mask = _fill_print(np.isin(joined, chosen).astype(np.uint8), line)
+    mask = _fill_print(np.isin(joined, chosen).astype(np.uint8), wall > 0, s)
     weights = counts[seed_ids][:, None]
     return Flooded(mask, (seed_lab * weights).sum(axis=0) / weights.sum(), line_lab)
 
 
-def _fill_print(mask: np.ndarray, line: np.ndarray) -> np.ndarray:
-    """*mask* with print on the track filled in: every patch outside it, not of the line's
-    colour and clear of the image's border, that borders the track more than it borders the
-    line. An infield or island borders the line all round, and the board outside reaches the
-    border; a symbol, or guide lines too wide to bridge, border the track."""
+def _fill_print(mask: np.ndarray, line: np.ndarray, px_per_mm: float) -> np.ndarray:
+    """*mask* with print on the track filled in: every patch outside it and off the *line* (its
+    wall), clear of the image's border and nowhere wider than :data:`PRINT_WIDTH_MM`, that
+    borders the track more than it borders the line (guide lines too wide to bridge). An infield
+    is wide, and the board outside reaches the border."""
     rest = ((mask == 0) & ~line).astype(np.uint8)
     n, labels = cv2.connectedComponents(rest, connectivity=4)
+    depth = cv2.distanceTransform(rest, cv2.DIST_L2, 3)
+    widest = np.zeros(n, np.float32)
+    np.maximum.at(widest, labels.ravel(), depth.ravel())
     ring = np.ones((3, 3), np.uint8)
     by_track = np.bincount(labels[(cv2.dilate(mask, ring) > 0) & (rest > 0)], minlength=n)
     by_line = np.bincount(labels[(cv2.dilate(line.astype(np.uint8), ring) > 0) & (rest > 0)], minlength=n)
     edge = np.unique(np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]]))
-    fill = by_track > by_line
+    fill = (by_track > by_line) & (2 * widest <= PRINT_WIDTH_MM * px_per_mm)
     fill[0] = False
     fill[edge] = False
     return mask | fill[labels].astype(np.uint8)
@@ -143,6 +158,7 @@ class RingEdge:
     contrast: np.ndarray  # (N,) ΔE between the colour just inside and just outside the edge
     inside: np.ndarray  # (N, 3) CIELAB just inside
     outside: np.ndarray  # (N, 3) CIELAB just outside (the line)
+    normal: np.ndarray  # (N, 2) the unit normal each vertex moved along, away from the track
 
 
 def refine(ring_mm: np.ndarray, lab: np.ndarray, px_per_mm: float, origin: tuple[float, float]) -> RingEdge:
@@ -173,7 +189,17 @@ def refine(ring_mm: np.ndarray, lab: np.ndarray, px_per_mm: float, origin: tuple
     inside = _sample(lab, (moved - SAMPLE_MM * normal)[:, None, :], px_per_mm, origin)[:, 0]
     outside = _sample(lab, (moved + SAMPLE_MM * normal)[:, None, :], px_per_mm, origin)[:, 0]
     contrast = np.linalg.norm(outside - inside, axis=1)
-    return RingEdge(moved, found, np.where(found, contrast, 0.0), inside, outside)
+    return RingEdge(moved, found, np.where(found, contrast, 0.0), inside, outside, normal)
+
+
+def line_apart(ring: RingEdge, lab: np.ndarray, px_per_mm: float, origin: tuple[float, float],
+               line_lab: np.ndarray) -> np.ndarray:
+    """For each vertex of *ring*, how close (ΔE) the colour just past its edge comes to the
+    line's: the least over :data:`LINE_PAST_MM` beyond it (a thin line is blurred into what
+    lies on either side of it)."""
+    past = np.arange(LINE_PAST_MM[0], LINE_PAST_MM[1] + 1e-9, 0.25)
+    points = ring.points[:, None, :] + past[None, :, None] * ring.normal[:, None, :]
+    return np.asarray(np.linalg.norm(_sample(lab, points, px_per_mm, origin) - line_lab, axis=2).min(axis=1))
 
 
 def _sample(lab: np.ndarray, points_mm: np.ndarray, px_per_mm: float,

@@ -212,3 +212,20 @@ def test_learn_track_writes_only_a_track_that_checks_out_and_draws_either_way(tm
                         "--overlay", str(tmp_path / "f.png"), "--json")
     assert checked.returncode == 0, checked.stderr
     assert json.loads(checked.stdout)["pieces"] == [] and cv2.imread(str(tmp_path / "f.png")) is not None
+
+
+def test_a_wide_band_of_print_along_the_edge_gives_the_true_track_or_a_refusal() -> None:
+    """Print too wide to bridge that runs along the edge line: the learned edge must not follow it
+    (a piece on the print would be called past the edge): the track comes back right, or is refused
+    with the place."""
+    truth, seeds = circuit()
+    _camera, _cal, (w, h) = camera_and_calibration()
+    tex = board(truth, 3.0, NAVY, CREAM, WOOD)
+    band = truth.exterior.buffer(0.5).intersection(oval(w / 2, h / 2 + 0.4 * h, 60, 30)).buffer(14, quad_segs=16)
+    _fill(tex, band.intersection(truth), (40, 200, 230))  # a yellow band 14 mm wide on the track's bottom edge
+    try:
+        track = learn(photo(tex), seeds)
+    except TrackRefused as refused:
+        assert refused.at_mm is not None and np.hypot(refused.at_mm[0] - w / 2, refused.at_mm[1] - (h / 2 + 0.4 * h)) < 60
+        return
+    assert mean_edge_error(track.region, truth) < 0.3
