@@ -41,13 +41,18 @@ ISLAND_CORE_MM = 3.0
 ISLAND_DIFFER_DE = 10.0
 """ΔE: an island's inside differs from the track, and from its rim unless it is an infield, by more
 than this."""
+ISLAND_RIM_DE = 8.0
+"""ΔE: an island's rim is the edge line's own ink: this close to the colour past the outer edge."""
+ISLAND_FOUND_SHARE = 0.8
+"""An island's rim is a clear edge at least this share of the way round."""
 INFIELD_MM2 = 2500.0
 """A hole framed by the line and as large as a 50 mm square is an infield even when its inside is
 as dark as the line."""
 WEAK_CONTRAST_DE = 12.0
 """ΔE: an edge with less contrast than this between track and line is faint."""
-LINE_FOLLOW_DE = 20.0
-"""ΔE: an edge with nothing this close to the line's colour just past it does not follow the line."""
+LINE_FOLLOW_SHARE = 0.7
+"""An edge follows the line when the colour just past it comes nearer the line's than this share of
+the track's distance from it (a thin line is blurred into what lies beyond it)."""
 WEAK_RUN_MM = 10.0
 """A faint stretch of edge longer than this (mm) makes the track untrustworthy: refused."""
 WEAK_SPACING_MM = 2.0
@@ -153,7 +158,7 @@ def learn_track(image: np.ndarray, calibration: TableCalibration, layout: Layout
         if _is_island(edge, Polygon(hole.coords), lab, s, (x0, y0), line_lab, flooded.track_lab):
             rings.append(_through_faint(edge, line_lab))
     for ring in rings:
-        _refuse_off_line(ring, track_edge.line_apart(ring, lab, s, (x0, y0), line_lab))
+        _refuse_off_line(ring, track_edge.line_apart(ring, lab, s, (x0, y0), line_lab), line_lab)
     region = Polygon(rings[0].points, [r.points for r in rings[1:]])
     region = _tidy(region, seeds_mm)
     track = Track(region, _check_edges(rings), tuple((float(x), float(y)) for x, y in seeds_mm))
@@ -240,7 +245,7 @@ def _is_island(edge: track_edge.RingEdge, hole: Polygon, lab: np.ndarray, s: flo
     """Whether a hole in the track is framed by the edge line (an infield or an island), not
     print on the track: its rim has the line's colour and its inside another colour than
     both the rim and the track."""
-    if edge.found.mean() < 0.5:
+    if edge.found.mean() < ISLAND_FOUND_SHARE:
         return False
     rim = np.median(edge.outside[edge.found], axis=0)
     core_poly = hole.buffer(-ISLAND_CORE_MM)
@@ -253,7 +258,7 @@ def _is_island(edge: track_edge.RingEdge, hole: Polygon, lab: np.ndarray, s: flo
     if not core_mask.any():
         return False
     core = np.median(lab[core_mask > 0], axis=0)
-    return bool(np.linalg.norm(rim - line_lab) < track_edge.LINE_MATCH_DE
+    return bool(np.linalg.norm(rim - line_lab) < ISLAND_RIM_DE
                 and (np.linalg.norm(core - rim) > ISLAND_DIFFER_DE or hole.area >= INFIELD_MM2)
                 and np.linalg.norm(core - track_lab) > ISLAND_DIFFER_DE)
 
@@ -309,10 +314,12 @@ def _short_runs(flags: np.ndarray, points: np.ndarray) -> np.ndarray:
     return short
 
 
-def _refuse_off_line(ring: track_edge.RingEdge, apart: np.ndarray) -> None:
-    """:raises TrackRefused: where the edge runs for more than :data:`WEAK_RUN_MM` with no
-    colour like the line's just past it: it follows print, or a patch the flood left out."""
-    for run in _runs(ring.found & (apart >= LINE_FOLLOW_DE)):
+def _refuse_off_line(ring: track_edge.RingEdge, apart: np.ndarray, line_lab: np.ndarray) -> None:
+    """:raises TrackRefused: where the edge runs for more than :data:`WEAK_RUN_MM` with the colour
+    just past it no nearer the line's than :data:`LINE_FOLLOW_SHARE` of the track's distance from
+    it: it follows print, or a patch the flood left out, not the line."""
+    from_track = np.linalg.norm(ring.inside - line_lab, axis=1)
+    for run in _runs(ring.found & (apart >= LINE_FOLLOW_SHARE * from_track)):
         if _run_length(run, ring.points) > WEAK_RUN_MM:
             raise _near("the edge follows something else than the edge line",
                         ring.points[run[len(run) // 2]], "add a seed there, or clear what lies on the track")

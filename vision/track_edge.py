@@ -33,6 +33,7 @@ BRIDGE_MM = 10.0
 """Print narrower than this (its blurred sides included) that crosses the track is bridged."""
 LINE_GAP_MM = 3.0
 """Gaps in the edge line narrower than this (mm), where blur thins it, are closed."""
+PRINT_BORDER_SHARE = 0.5
 PRINT_WIDTH_MM = 12.0
 """Print on the track that the flood leaves out is filled in when nowhere wider than this (mm)."""
 LINE_PAST_MM = (0.25, 2.5)
@@ -132,8 +133,9 @@ def flood(lab: np.ndarray, seeds_px: list[tuple[int, int]], px_per_mm: float) ->
 def _fill_print(mask: np.ndarray, line: np.ndarray, px_per_mm: float) -> np.ndarray:
     """*mask* with print on the track filled in: every patch outside it and off the *line* (its
     wall), clear of the image's border and nowhere wider than :data:`PRINT_WIDTH_MM`, that
-    borders the track more than it borders the line (guide lines too wide to bridge). An infield
-    is wide, and the board outside reaches the border."""
+    borders the track more than :data:`PRINT_BORDER_SHARE` as much as the line (guide lines too
+    wide to bridge, print along the line). An infield is wide, an island borders only the line,
+    and the board outside reaches the border."""
     rest = ((mask == 0) & ~line).astype(np.uint8)
     n, labels = cv2.connectedComponents(rest, connectivity=4)
     depth = cv2.distanceTransform(rest, cv2.DIST_L2, 3)
@@ -143,7 +145,7 @@ def _fill_print(mask: np.ndarray, line: np.ndarray, px_per_mm: float) -> np.ndar
     by_track = np.bincount(labels[(cv2.dilate(mask, ring) > 0) & (rest > 0)], minlength=n)
     by_line = np.bincount(labels[(cv2.dilate(line.astype(np.uint8), ring) > 0) & (rest > 0)], minlength=n)
     edge = np.unique(np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]]))
-    fill = (by_track > by_line) & (2 * widest <= PRINT_WIDTH_MM * px_per_mm)
+    fill = (by_track > PRINT_BORDER_SHARE * by_line) & (2 * widest <= PRINT_WIDTH_MM * px_per_mm)
     fill[0] = False
     fill[edge] = False
     return mask | fill[labels].astype(np.uint8)
