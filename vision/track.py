@@ -8,9 +8,10 @@ A hole in the region is kept when it is framed by the edge line (an infield, an 
 shows the table); print on the track (a ring, a filled symbol) is track.
 
 The result checks itself before it is given: a track that runs out of view, an edge that
-cannot be followed over a stretch, or a region that is not a valid polygon is refused with
-the place it happened. Short faint stretches are kept in the track as ``weak_mm``, and
-``check-flight`` makes no decisive call near them.
+cannot be followed over a stretch or that runs along something else than the line's colour,
+or a region that is not a valid polygon is refused with the place it happened. Short faint
+stretches are interpolated from the clear edge either side and kept in the track as
+``weak_mm``; ``check-flight`` widens its band near them.
 """
 
 from __future__ import annotations
@@ -127,8 +128,9 @@ def learn_track(image: np.ndarray, calibration: TableCalibration, layout: Layout
                 seeds_mm: list[tuple[float, float]], px_per_mm: float = PX_PER_MM) -> Track:
     """The drivable region around *seeds_mm*, in table mm, checked.
 
-    :raises CalibrationError: with the place, when a seed is outside the view or on print, the
-        seeds lie in separate regions, the track runs out of view, or its edge cannot be followed.
+    :raises CalibrationError: when a seed is outside the view or on the line, or the seeds lie
+        in separate regions; :class:`TrackRefused` with the place when the track runs out of
+        view, its edge cannot be followed, or it follows something else than the line.
     """
     if not seeds_mm:
         raise CalibrationError("give at least one --seed X,Y inside the track")
