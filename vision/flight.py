@@ -6,11 +6,12 @@ one), a rigid fit of the piece's own marker corners onto them gives its pose, an
 outline against the learned track gives the signed clearance (:mod:`vision.geometry`).
 
 The verdict is ``uncertain`` only inside a band measured for that piece at that point:
-the table calibration's error, the rigid fit's own scatter carried to the contact point
-(a small marker far from the contact point turns a little rotation into millimetres),
-and, without a camera pose, the parallax its height can cause. With a lens calibration
-the band stays under :data:`MAX_BAND_MM`; a piece measured worse than that (no lens, a
-hidden marker, blur) says so in ``note``, and its band is reported as it is.
+the table calibration's error, the marker corners' scatter (pooled over the frame's pieces,
+the piece's own where it is clearly worse) carried to the contact point (a small marker far
+from the contact point turns a little rotation into millimetres), without a camera pose the
+parallax its height can cause, and a margin where the learned edge is faint nearby. With a
+lens calibration the band stays under :data:`MAX_BAND_MM`; a piece measured worse than that
+(no lens, a hidden marker, blur) says so in ``note``, and its band is reported as it is.
 """
 
 from __future__ import annotations
