@@ -27,8 +27,8 @@ from vision.lens import LensCalibration  # noqa: E402
 
 
 def companion(*args: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "companion", "vision", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=300)
+    done = subprocess.run([sys.executable, "-m", "companion", "vision", *args], capture_output=True,
+                          text=True, cwd=ROOT, timeout=300)
     if done.returncode != 0:
         raise SystemExit(f"companion vision {args[0]}: {done.stderr.strip()}")
     return done.stdout
