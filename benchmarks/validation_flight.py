@@ -30,7 +30,7 @@ from typing import Any
 
 import shapely
 from shapely.geometry import Polygon
-from validation_pieces import DEFAULT_SET, companion  # the script beside this one: the same set, the same CLI
+from validation_pieces import DEFAULT_SET, companion, scene_dirs  # the script beside this one
 
 DECISIVE_MM = 1.0
 """A piece whose true clearance is at least this far either way must be called."""
@@ -127,11 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--overlays", type=Path, metavar="DIR", help="write each scene's pictures here")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    scenes = sorted(p for p in (args.set / "flight").glob("scene*") if p.is_dir())
-    if not scenes:
-        raise SystemExit(f"no scenes under {args.set / 'flight'}: give --set DIR")
-    if args.scenes:
-        scenes = scenes[:args.scenes]
+    scenes = scene_dirs(args.set, "flight", args.scenes)
     if args.overlays:
         args.overlays.mkdir(parents=True, exist_ok=True)
     tally = Tally()

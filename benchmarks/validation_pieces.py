@@ -149,6 +149,14 @@ def run_mode(mode: str, root: Path, scenes: list[Path]) -> Tally:
     return tally
 
 
+def scene_dirs(root: Path, part: str, first: int = 0) -> list[Path]:
+    """The set's ``<part>/sceneNN`` folders in order (only the first *first* when given)."""
+    scenes = sorted(p for p in (root / part).glob("scene*") if p.is_dir())
+    if not scenes:
+        raise SystemExit(f"no scenes under {root / part}: give --set DIR")
+    return scenes[:first] if first else scenes
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--set", type=Path, default=DEFAULT_SET, metavar="DIR")
@@ -157,11 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--misses", action="store_true", help="list every piece not read right")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    scenes = sorted(p for p in (args.set / "pieces").glob("scene*") if p.is_dir())
-    if not scenes:
-        raise SystemExit(f"no scenes under {args.set / 'pieces'}: give --set DIR")
-    if args.scenes:
-        scenes = scenes[:args.scenes]
+    scenes = scene_dirs(args.set, "pieces", args.scenes)
     modes = ("scans", "cloth") if args.mode == "both" else (args.mode,)
     results = {mode: run_mode(mode, args.set, scenes) for mode in modes}
     if args.json:
