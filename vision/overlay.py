@@ -17,6 +17,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import shapely
 
 from vision.calibration import TableCalibration
 from vision.errors import VisionError
@@ -36,12 +37,8 @@ def _scale(image: np.ndarray) -> float:
 
 def _to_px(calibration: TableCalibration, points_mm: np.ndarray, step_mm: float = 2.0) -> np.ndarray:
     """A ring in table mm as image pixels, sampled every *step_mm* so a lens bends it right."""
-    pts = np.asarray(points_mm, np.float64)
-    closed = np.vstack([pts, pts[:1]])
-    lengths = np.linalg.norm(np.diff(closed, axis=0), axis=1)
-    dense = [closed[i] + np.outer(np.arange(max(int(length / step_mm), 1)) / max(int(length / step_mm), 1),
-                                  closed[i + 1] - closed[i]) for i, length in enumerate(lengths)]
-    return np.asarray(calibration.to_image(np.concatenate(dense)), np.float64)
+    ring = shapely.segmentize(shapely.linearrings(np.asarray(points_mm, np.float64)), step_mm)
+    return np.asarray(calibration.to_image(shapely.get_coordinates(ring)[:-1]), np.float64)
 
 
 def _polyline(image: np.ndarray, px: np.ndarray, colour: tuple[int, int, int], width: int) -> None:

@@ -34,6 +34,8 @@ BRIDGE_MM = 10.0
 LINE_GAP_MM = 3.0
 """Gaps in the edge line narrower than this (mm), where blur thins it, are closed."""
 PRINT_BORDER_SHARE = 0.5
+"""Print the flood leaves out is filled in when it borders the track more than this share as much
+as it borders the line."""
 PRINT_WIDTH_MM = 12.0
 """Print on the track that the flood leaves out is filled in when nowhere wider than this (mm)."""
 LINE_PAST_MM = (0.25, 2.5)
@@ -115,12 +117,11 @@ def flood(lab: np.ndarray, seeds_px: list[tuple[int, int]], px_per_mm: float) ->
     line_lab = np.median(near[unlike >= np.percentile(unlike, 75)], axis=0)
 
     line = np.linalg.norm(lab - line_lab, axis=2) < LINE_MATCH_DE
-    bridged = cv2.morphologyEx(parts, cv2.MORPH_CLOSE, _disc(BRIDGE_MM * s / 2))
-    bridged = (bridged & (~line).astype(np.uint8)) | parts
-    # a thin line blurred where it turns sharply can let the flood through: the line, its small
-    # gaps closed, is a wall the track never crosses
-    wall = cv2.dilate(line.astype(np.uint8), _disc(LINE_GAP_MM * s / 2))
-    bridged &= 1 - wall
+    # thin print across the track is bridged; the line, its small gaps closed (a thin line blurred
+    # where it turns sharply), is a wall the track never crosses
+    wall = np.asarray(cv2.dilate(line.astype(np.uint8), _disc(LINE_GAP_MM * s / 2)), np.uint8)
+    closed = np.asarray(cv2.morphologyEx(parts, cv2.MORPH_CLOSE, _disc(BRIDGE_MM * s / 2)), np.uint8)
+    bridged = closed & (1 - wall)
     if not all(bridged[r, c] for c, r in seeds_px):
         raise CalibrationError("a seed lies on the edge line or next to it: put each seed on the open track")
     _n, joined = cv2.connectedComponents(bridged, connectivity=4)
