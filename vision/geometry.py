@@ -61,14 +61,15 @@ def _reach(piece: Polygon, track: Polygon | MultiPolygon, edge: BaseGeometry) ->
     x0, y0, x1, y1 = outside.bounds
     across = float(np.hypot(x1 - x0, y1 - y0)) + REACH_COARSE_MM
     near = shapely.clip_by_rect(edge, x0 - across, y0 - across, x1 + across, y1 + across)
-    ring = piece.exterior
-    length = float(ring.length)
+    ring = shapely.get_coordinates(piece.exterior)
+    at = np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(ring, axis=0).T))])  # along the outline
+    length = float(at[-1])
 
     def farthest(along: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        points = shapely.line_interpolate_point(ring, np.mod(along, length))
-        xy = shapely.get_coordinates(points)
+        s = np.mod(along, length)
+        xy = np.column_stack([np.interp(s, at, ring[:, 0]), np.interp(s, at, ring[:, 1])])
         out = ~shapely.contains_xy(track, xy[:, 0], xy[:, 1])
-        return along[out], np.asarray(shapely.distance(near, points[out]), np.float64)
+        return along[out], np.asarray(shapely.distance(near, shapely.points(xy[out])), np.float64)
 
     along, dist = farthest(np.arange(0.0, length, REACH_COARSE_MM))
     if not len(dist):

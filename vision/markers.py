@@ -42,84 +42,74 @@ _DETECTORS: dict[str, cv2.aruco.ArucoDetector] = {}
 
 
 _STEPS = np.arange(-3.0, 3.01, 0.25)
-
-
-def _edge_samples(c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """Points along the middle of each side of a marker, their outward normals, and their side."""
-    centre = c.mean(axis=0)
-    bases, normals, sides = [], [], []
-    for i in range(4):
-        a, b = c[i], c[(i + 1) % 4]
-        d = b - a
-        length = float(np.linalg.norm(d))
-        if length < 8:
-            return None  # too small to have edges worth fitting
-        d /= length
-        n = np.array([d[1], -d[0]])
-        if np.dot(n, (a + b) / 2 - centre) < 0:
-            n = -n  # outward: from the black border into the white quiet zone
-        ts = np.linspace(0.18, 0.82, max(6, int(length / 1.5)))
-        bases.append(a + np.outer(ts * length, d))
-        normals.append(np.broadcast_to(n, (len(ts), 2)))
-        sides.append(np.full(len(ts), i))
-    return np.concatenate(bases), np.concatenate(normals), np.concatenate(sides)
+SAMPLE_SPACING_PX = 1.5
+"""Edge points are taken about this far apart along each side (at least 6 a side)."""
+MAX_MOVE_PX = 2.5
+"""A refined corner further than this from the detector's is not taken (the fit went astray)."""
 
 
 def refine_all(gray: np.ndarray, found: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
-    """:func:`refine_corners` for many markers at once (one image lookup for all)."""
-    jobs = {mid: _edge_samples(np.asarray(c, np.float64).reshape(4, 2)) for mid, c in found.items()}
-    todo = [(mid, job) for mid, job in jobs.items() if job is not None]
+    """:func:`refine_corners` for many markers at once: one image lookup and one fit for all."""
     out = {mid: np.asarray(c, np.float64).reshape(4, 2) for mid, c in found.items()}
-    if not todo:
+    if not out:
         return out
-    base = np.concatenate([job[0] for _mid, job in todo])
-    normal = np.concatenate([job[1] for _mid, job in todo])
-    pts = base[:, None, :] + _STEPS[None, :, None] * normal[:, None, :]
-    prof = np.asarray(cv2.remap(gray, pts[..., 0].astype(np.float32), pts[..., 1].astype(np.float32),
-                                cv2.INTER_LINEAR), np.float64)
-    dark = prof[:, :5].min(axis=1)
-    light = prof[:, -5:].max(axis=1)
+    ids = list(out)
+    c = np.stack([out[mid] for mid in ids])  # (M, 4, 2)
+    d = np.roll(c, -1, axis=1) - c  # side i runs from corner i to corner i + 1
+    length = np.linalg.norm(d, axis=2)
+    usable = (length >= 8).all(axis=1)  # too small to have edges worth fitting
+    d /= np.maximum(length, 1e-9)[..., None]
+    n = np.stack([d[..., 1], -d[..., 0]], axis=2)
+    mid_side = c + np.roll(c, -1, axis=1)
+    outward = np.sum(n * (mid_side / 2 - c.mean(axis=1, keepdims=True)), axis=2) >= 0
+    n = np.where(outward[..., None], n, -n)  # from the black border into the white quiet zone
+    count = np.maximum(6, (length / SAMPLE_SPACING_PX).astype(int))  # (M, 4)
+    k = np.arange(int(count.max()))
+    valid = k[None, None, :] < count[..., None]  # (M, 4, K)
+    ts = 0.18 + 0.64 * k[None, None, :] / np.maximum(count[..., None] - 1, 1)
+    base = c[:, :, None, :] + (ts * length[..., None])[..., None] * d[:, :, None, :]  # (M, 4, K, 2)
+    pts = base[..., None, :] + _STEPS[:, None] * n[:, :, None, None, :]  # (M, 4, K, S, 2)
+    prof = np.asarray(cv2.remap(gray, pts[..., 0].reshape(-1, len(_STEPS)).astype(np.float32),
+                                pts[..., 1].reshape(-1, len(_STEPS)).astype(np.float32),
+                                cv2.INTER_LINEAR), np.float64).reshape(pts.shape[:-1])
+    dark = prof[..., :5].min(axis=-1)
+    light = prof[..., -5:].max(axis=-1)
     level = (dark + light) / 2
-    above = prof >= level[:, None]
-    rising = ~above[:, :-1] & above[:, 1:]
-    ok = (rising.sum(axis=1) == 1) & (light - dark > 20)  # one clean dark-to-light step
-    j = np.argmax(rising, axis=1)
-    rows = np.arange(len(prof))
-    lo, hi = prof[rows, j], prof[rows, j + 1]
+    above = prof >= level[..., None]
+    rising = ~above[..., :-1] & above[..., 1:]
+    ok = valid & (rising.sum(axis=-1) == 1) & (light - dark > 20)  # one clean dark-to-light step
+    j = np.argmax(rising, axis=-1)
+    lo = np.take_along_axis(prof, j[..., None], axis=-1)[..., 0]
+    hi = np.take_along_axis(prof, j[..., None] + 1, axis=-1)[..., 0]
     f = (level - lo) / np.where(hi != lo, hi - lo, 1.0)
-    edge = base + (_STEPS[j] + f * 0.25)[:, None] * normal
-    at = 0
-    for mid, (b, _n, side) in todo:
-        k = len(b)
-        fitted = _corners_from_edges(out[mid], edge[at:at + k], ok[at:at + k], side)
-        at += k
-        if fitted is not None:
-            out[mid] = fitted
+    edge = base + (_STEPS[j] + f * 0.25)[..., None] * n[:, :, None, :]
+    fitted, fits = _corners_from_edges(edge, ok)
+    moved = np.linalg.norm(fitted - c, axis=2).max(axis=1)
+    take = usable & fits & (moved <= MAX_MOVE_PX)  # elsewhere the detector's corners stay
+    for m, mid in enumerate(ids):
+        if take[m]:
+            out[mid] = fitted[m]
     return out
 
 
-def _corners_from_edges(c: np.ndarray, edge: np.ndarray, ok: np.ndarray,
-                        side: np.ndarray) -> np.ndarray | None:
-    lines = []
-    for i in range(4):
-        e = edge[ok & (side == i)]
-        if len(e) < 4:
-            return None
-        mean = e.mean(axis=0)
-        cov = (e - mean).T @ (e - mean)
-        _w, v = np.linalg.eigh(cov)
-        lines.append((mean, v[:, 1]))  # the direction of most spread: along the edge
-    out = np.empty_like(c)
-    for i in range(4):
-        (p1, d1), (p2, d2) = lines[i - 1], lines[i]  # the edges into and out of corner i
-        m = np.column_stack([d1, -d2])
-        if abs(np.linalg.det(m)) < 1e-6:
-            return None
-        t = np.linalg.solve(m, p2 - p1)
-        out[i] = p1 + t[0] * d1
-    if np.max(np.linalg.norm(out - c, axis=1)) > 2.5:
-        return None  # the fit went somewhere the detector did not: keep the detector's
-    return out
+def _corners_from_edges(edge: np.ndarray, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Corners where the straight lines through each side's edge points meet: (M, 4, 2), and
+    which markers had at least 4 points a side and sides that are not parallel."""
+    w = ok.astype(np.float64)
+    count = w.sum(axis=2)  # (M, 4)
+    mean = (edge * w[..., None]).sum(axis=2) / np.maximum(count, 1)[..., None]
+    e = (edge - mean[:, :, None, :]) * w[..., None]
+    sxx, syy, sxy = (e[..., 0] ** 2).sum(2), (e[..., 1] ** 2).sum(2), (e[..., 0] * e[..., 1]).sum(2)
+    angle = 0.5 * np.arctan2(2 * sxy, sxx - syy)  # the direction of most spread: along the edge
+    direction = np.stack([np.cos(angle), np.sin(angle)], axis=2)
+    p1, d1 = np.roll(mean, 1, axis=1), np.roll(direction, 1, axis=1)  # the side into corner i
+    p2, d2 = mean, direction  # the side out of it
+    det = d1[..., 1] * d2[..., 0] - d1[..., 0] * d2[..., 1]  # of [d1, -d2]
+    r = p2 - p1
+    t = (r[..., 1] * d2[..., 0] - r[..., 0] * d2[..., 1]) / np.where(np.abs(det) < 1e-6, 1.0, det)
+    corners = p1 + t[..., None] * d1
+    fits = (count >= 4).all(axis=1) & (np.abs(det) >= 1e-6).all(axis=1)
+    return corners, fits
 
 
 def refine_corners(gray: np.ndarray, corners: np.ndarray) -> np.ndarray:
