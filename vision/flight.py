@@ -4,12 +4,15 @@ Each piece carries one or more markers. Their corners, seen in the frame, are ta
 the table plane at the piece's height (with a camera pose; the table's own plane without
 one), a rigid fit of the piece's own marker corners onto them gives its pose, and its
 outline against the learned track gives the signed clearance (:mod:`vision.geometry`).
+Where the markers leave the contact point loose (a long template on one small marker), the
+piece's own outline in the frame corrects the pose when it is the surer (:mod:`vision.outline`).
 
 The verdict is ``uncertain`` only inside a band measured for that piece at that point:
-the table calibration's error, the marker corners' scatter (pooled over the frame's pieces,
-the piece's own where it is clearly worse) carried to the contact point (a small marker far
-from the contact point turns a little rotation into millimetres), without a camera pose the
-parallax its height can cause, and a margin where the learned edge is faint nearby. With a
+the table calibration's error, the pose's scatter carried to the contact point (for markers,
+their corners' scatter pooled over the frame's pieces, the piece's own where it is clearly
+worse: a small marker far from the contact point turns a little rotation into millimetres),
+the learned edge's own scatter, without a camera pose the parallax its height can cause, and
+a margin where the learned edge is faint nearby. With a
 lens calibration the band stays under :data:`MAX_BAND_MM`; a piece measured worse than that
 (no lens, a hidden marker, blur) says so in ``note``, and its band is reported as it is.
 """
@@ -25,6 +28,7 @@ import shapely
 from vision import geometry, markers
 from vision.calibration import TableCalibration
 from vision.layout import Layout, PieceSpec
+from vision.outline import fit_outline
 from vision.track import Track
 
 MAX_BAND_MM = 0.95
@@ -37,6 +41,12 @@ OWN_SCATTER_SHARE = 4.0
 rest of the frame (about the 99 % point of the ratio of two variance estimates of 5 and 20 degrees)."""
 CORNER_FLOOR_MM = 0.04
 """The least scatter assumed for a corner, so a perfect fit on three points is not taken as exact."""
+TRACK_SIGMA_MM = 0.15
+"""The learned track's edge against the printed one, one standard deviation (mm): the flood and the
+refinement place it to a fraction of a pixel, but print, blur and light move it a little."""
+OUTLINE_WORTH_MM = 0.3
+"""A piece's own outline is fitted (:mod:`vision.outline`) where its markers leave the contact point
+looser than this (the band's pose part, mm): a long template on one small marker."""
 FAINT_NEAR_MM = 5.0
 FAINT_MARGIN_MM = 1.0
 """Where the learned edge is faint within :data:`FAINT_NEAR_MM` of a piece's contact point (its place
@@ -159,25 +169,39 @@ def band_factor(dof: int) -> float:
 
 def read_piece(spec: PieceSpec, seen: dict[int, np.ndarray], calibration: TableCalibration,
                track: Track, scatter: tuple[float, int] | None = None,
-               fit: _Fit | None = None) -> PieceReading:
+               fit: _Fit | None = None, image: np.ndarray | None = None) -> PieceReading:
     """One piece's pose, clearance and band from the markers of it in *seen*, given the frame's
-    corner *scatter* (:func:`frame_scatter`; this piece's own when not given). The band widens
-    where the learned edge is faint near the contact point."""
+    corner *scatter* (:func:`frame_scatter`; this piece's own when not given), its pose corrected by
+    its own outline in *image* where that is found (:mod:`vision.outline`). The band widens where
+    the learned edge is faint near the contact point."""
     fit = fit if fit is not None else fit_piece(spec, seen, calibration)
     rot, t, n = fit.rot, fit.t, len(fit.own)
-    outline = spec.outline_mm @ rot.T + t
-    c = geometry.clearance(geometry.polygon(outline), track.region)
-    # the band at the contact point: calibration error, fit scatter levered to the point, parallax
     variance, dof = scatter if scatter is not None else (fit.variance, fit.dof)
     # a piece clearly worse than the frame (blurred, tilted) keeps a good part of its own scatter
     sigma_corner = max(np.sqrt(max(variance, fit.variance / OWN_SCATTER_SHARE)), CORNER_FLOOR_MM)
     centre = fit.table.mean(axis=0)
-    spread = float(np.sum(np.sum((fit.table - centre) ** 2, axis=1)))
-    lever = float(np.sum((np.asarray(c.contact_mm) - centre) ** 2))
-    sigma_fit = sigma_corner * np.sqrt(1.0 / n + lever / max(spread, 1e-9))
+    spread = max(float(np.sum(np.sum((fit.table - centre) ** 2, axis=1))), 1e-9)
+
+    def sigma_markers(point: np.ndarray) -> float:
+        """The markers' pose's scatter levered to *point*."""
+        return float(sigma_corner * np.sqrt(1.0 / n + float(np.sum((point - centre) ** 2)) / spread))
+
+    outline = spec.outline_mm @ rot.T + t
+    c = geometry.clearance(geometry.polygon(outline), track.region)
+    contact = np.asarray(c.contact_mm)
+    sigma_fit, factor = sigma_markers(contact), band_factor(dof)
+    if image is not None and factor * sigma_fit > OUTLINE_WORTH_MM:
+        loose = band_factor(dof) * max(sigma_markers(p) for p in outline)
+        refined = fit_outline(image, calibration, spec.outline_mm, spec.height_mm, rot, t, loose)
+        # the outline's pose is taken where it is the surer of the two at the contact point
+        if refined is not None and band_factor(refined.dof) * refined.sigma_at(contact) < factor * sigma_fit:
+            rot, t = refined.rot, refined.t
+            outline = spec.outline_mm @ rot.T + t
+            c = geometry.clearance(geometry.polygon(outline), track.region)
+            sigma_fit, factor = refined.sigma_at(np.asarray(c.contact_mm)), band_factor(refined.dof)
     sigma_cal = calibration.reprojection_error_mm
     parallax = 0.0 if calibration.has_pose else PARALLAX_FRACTION * spec.height_mm
-    band = band_factor(dof) * float(np.hypot(sigma_fit, sigma_cal)) + parallax
+    band = factor * float(np.sqrt(sigma_fit ** 2 + sigma_cal ** 2 + TRACK_SIGMA_MM ** 2)) + parallax
     note = ""
     if band > MAX_BAND_MM:  # reported as it is: a narrower band would make wrong calls
         why = ("no lens calibration to correct for its height" if parallax > 0 and parallax > band / 2
@@ -211,7 +235,7 @@ def check_flight(image: np.ndarray, layout: Layout, calibration: TableCalibratio
     chosen = [spec for _mid, spec in sorted(specs.items())]
     fits = [fit_piece(spec, seen, calibration) for spec in chosen]
     scatter = frame_scatter(fits) if fits else None
-    readings = [read_piece(spec, seen, calibration, track, scatter, fit)
+    readings = [read_piece(spec, seen, calibration, track, scatter, fit, image)
                 for spec, fit in zip(chosen, fits, strict=True)]
     contacts = []
     polys = [geometry.polygon(r.outline_mm) for r in readings]
