@@ -14,6 +14,9 @@ import pytest
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from companion import cli
+from companion.cli import timer as timer_cli
+from companion.loop import CoreLoop
+from firmware_bridge.board import is_raspberry_pi
 from firmware_bridge.gpio import PinSetup
 
 BAR = (5, 6, 13, 19, 26, 16, 20, 21)
@@ -105,7 +108,7 @@ def test_cli_bad_config_names_key_and_line(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
-@pytest.mark.skipif(cli.is_raspberry_pi(), reason="a Pi has real GPIO")
+@pytest.mark.skipif(is_raspberry_pi(), reason="a Pi has real GPIO")
 def test_cli_real_gpio_off_a_pi_is_a_clear_error() -> None:
     done = companion("timer", "5", "--gpio", "real")
     assert done.returncode == 2
@@ -181,7 +184,7 @@ def pins(monkeypatch: pytest.MonkeyPatch) -> dict[int, MockPWMPin]:
     """The pins the CLI will use, made up front so their histories outlive the factory's close."""
     factory = MockFactory(pin_class=MockPWMPin)
     made = {p: factory.pin(p) for p in (17, *OUTPUTS)}
-    monkeypatch.setattr(cli, "choose_pin_factory",
+    monkeypatch.setattr(timer_cli, "choose_pin_factory",
                         lambda mode: PinSetup("mock", "mock", factory, "test pins"))
     return made
 
@@ -229,7 +232,7 @@ def test_cli_exception_switches_every_output_off(pins: dict[int, MockPWMPin], qu
     def broken_run(self: object) -> None:
         raise RuntimeError("a bug of ours")
 
-    monkeypatch.setattr(cli.CoreLoop, "run", broken_run)
+    monkeypatch.setattr(CoreLoop, "run", broken_run)
     with pytest.raises(RuntimeError, match="a bug of ours"):  # a bug keeps its traceback
         cli.main(["--config", str(quick_config), "timer", "30", "--json"])
     assert [s.state for s in pins[BAR[0]].states] == [0, 1, 0]

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from companion import cli
+from companion.cli import doctor as doctor_cli
 from companion.config import parse_config
 from companion.errors import quote
 from firmware_bridge.errors import BridgeError
@@ -210,7 +211,7 @@ def test_main_prints_any_error_as_one_short_line(capsys: pytest.CaptureFixture[s
     def broken(args: object) -> int:
         raise error("first line\nsecond line \x1b[31m" + "x" * 10_000)
 
-    monkeypatch.setattr(cli, "run_doctor", broken)
+    monkeypatch.setattr(doctor_cli, "run_doctor", broken)
     line = run(capsys, "doctor")
     assert line.startswith("companion: first line\\nsecond line \\x1b[31mxxx") and len(line) == 300
     assert line.endswith("…")

@@ -26,7 +26,7 @@ pytestmark = [
 
 @pytest.fixture
 def panel():
-    from companion.cli import panel_settings
+    from companion.cli.timer import panel_settings
 
     setup = choose_pin_factory("real")
     pressed = threading.Event()
