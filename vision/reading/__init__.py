@@ -12,6 +12,7 @@ Every threshold is in :class:`~vision.reading.params.Params`.
 from __future__ import annotations
 
 import math
+import weakref
 from dataclasses import replace
 
 import cv2
@@ -30,7 +31,11 @@ from vision.reading.result import FoundPiece, ReadResult, UnknownPiece
 
 __all__ = ["FoundPiece", "Params", "ReadResult", "UnknownPiece", "read"]
 
-_REFS: dict[tuple[int, int, Params], dict[str, KindRefs]] = {}
+_REFS: weakref.WeakKeyDictionary[Library, dict[tuple[int, Params], dict[str, KindRefs]]] = \
+    weakref.WeakKeyDictionary()
+"""Each library's references, by its revision and the reading's parameters: kept while the
+library object lives (a key by ``id()`` could be taken by a new library once the old is gone)."""
+MAX_REFS_PER_LIBRARY = 4
 
 
 def read(image: np.ndarray, library: Library, *, calibration: TableCalibration | None = None,
@@ -134,12 +139,13 @@ def _unknown(plane: Plane, left: Leftover) -> UnknownPiece:
 
 
 def _references(library: Library, params: Params) -> dict[str, KindRefs]:
-    key = (id(library), library.revision, params)
-    if key not in _REFS:
-        if len(_REFS) > 8:
-            _REFS.clear()
-        _REFS[key] = references(library, params)
-    return _REFS[key]
+    kept = _REFS.setdefault(library, {})
+    key = (library.revision, params)
+    if key not in kept:
+        if len(kept) >= MAX_REFS_PER_LIBRARY:
+            kept.clear()
+        kept[key] = references(library, params)
+    return kept[key]
 
 
 def _matches(view: np.ndarray, piece: Placement, placements: list[Placement], kind_refs: KindRefs,

@@ -7,6 +7,7 @@ registration photo back); how well the reader does on tables it was not tuned on
 
 from __future__ import annotations
 
+import gc
 import math
 from pathlib import Path
 
@@ -126,6 +127,23 @@ def test_a_face_left_out_of_the_library_is_unknown(tmp_path: Path) -> None:
     assert len(result.unknown) == 1 and abs(result.unknown[0].center[0] / SCALE - 60) < 2
 
 
+def test_a_library_s_references_go_with_it(tmp_path: Path) -> None:
+    """The references worked out for a library are kept while it lives and dropped with it: a
+    new library made after it (the app's after a registration, each test's) can never be read
+    with the old one's faces, whatever memory it is given."""
+    import vision.reading as reading
+
+    library = Library.create(tmp_path / "library")
+    library.register("tile", "rect", TILE, on_surface(tile_face("moon"), TILE), front="moon")
+    table = cloth()
+    put(table, tile_face("moon"), TILE, (150, 100), 20.0)
+    assert [p.front for p in read(table, library, px_per_mm=SCALE).pieces] == ["moon"]
+    kept = len(reading._REFS)
+    del library
+    gc.collect()
+    assert len(reading._REFS) <= kept - 1
+
+
 def test_faces_that_differ_in_colour_alone_are_told_apart(tmp_path: Path) -> None:
     library = Library.create(tmp_path / "library")
     red, blue = tile_face("cross"), tile_face("cross")
@@ -139,6 +157,7 @@ def test_faces_that_differ_in_colour_alone_are_told_apart(tmp_path: Path) -> Non
     assert sorted((p.front, round(p.center[0] / SCALE, -1)) for p in result.pieces) == [("blue", 200), ("red", 60)]
 
 
+@pytest.mark.slow
 def test_overlapping_tiles_are_each_read(tiles: Library) -> None:
     table = cloth()
     put(table, tile_face("moon"), TILE, (100, 100), 10.0)
@@ -184,6 +203,7 @@ def test_a_registration_photo_whose_rim_is_near_the_cloths_colour_reads_back(tmp
         assert ([p.front for p in result.pieces], result.unknown) == ([name], ()), name
 
 
+@pytest.mark.slow
 def test_a_full_bleed_scan_registers_and_reads_back(tmp_path: Path) -> None:
     library = Library.create(tmp_path / "library")
     for name in ("moon", "drop", "cross"):
@@ -203,6 +223,7 @@ def test_a_foreign_object_is_not_read_as_a_piece(tiles: Library) -> None:
     assert result.pieces == ()
 
 
+@pytest.mark.slow
 def test_without_a_scale_pieces_are_told_from_specks_and_patches_by_their_size(tiles: Library) -> None:
     table = cloth()
     for name, centre in (("moon", (50, 50)), ("drop", (110, 50)), ("star", (170, 50)), ("cross", (230, 60))):
@@ -257,6 +278,7 @@ def test_spectral_correlation_is_filter2d_with_a_zero_border(h: int, w: int, rad
         assert np.abs(out - want).max() <= 1e-3 * max(1.0, float(kernel.sum()))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bad", ["float", "gray", "empty", "scale"])
 def test_bad_input_is_refused_with_a_reason(tiles: Library, bad: str) -> None:
     table = cloth()
