@@ -168,6 +168,7 @@ def test_device_hello_after_a_reboot_resynchronises(core: Core) -> None:
 # -- the simulator: the firmware's own protocol code --------------------------------------------
 
 
+@pytest.mark.slow
 def test_soak_10000_commands_through_a_noisy_line(core: Core) -> None:
     applied: list[tuple[int, bytes]] = []
     faults = Faults(drop_pct=1.0, corrupt_pct=1.0, seed=20261130)
@@ -205,6 +206,7 @@ PLUGGED_S = scaled(4.0)
 no second pull comes before the check is done, on any machine."""
 
 
+@pytest.mark.slow
 def test_unplug_and_replug_resynchronises_the_running_timer_within_2_s(core: Core) -> None:
     sim = Simulator(faults=Faults(unplug_every_s=PLUGGED_S, unplug_for_s=0.5))
     with mirrored(sim, core) as (bridge, board, clock):
@@ -270,6 +272,7 @@ def bare_pty(writer: Callable[[int], None] | None = None) -> Iterator[str]:
         os.close(slave)
 
 
+@pytest.mark.slow
 def test_garbage_on_the_line_is_no_answer_not_a_crash(core: Core) -> None:
     rng = random.Random(7)
     with bare_pty(lambda fd: os.write(fd, rng.randbytes(64))) as path, bridged(path, core) as bridge:
@@ -278,6 +281,7 @@ def test_garbage_on_the_line_is_no_answer_not_a_crash(core: Core) -> None:
         assert bridge._thread is not None and bridge._thread.is_alive()
 
 
+@pytest.mark.slow
 def test_a_device_that_never_answers(core: Core) -> None:
     with bare_pty() as path, bridged(path, core) as bridge:
         assert wait_for(lambda: bridge.status.state == "no answer", 6)
@@ -296,6 +300,7 @@ def test_find_port_takes_settings_and_urls_as_they_are() -> None:
     assert find_port("/dev/ttyACM3") == "/dev/ttyACM3"
 
 
+@pytest.mark.slow
 def test_a_loop_url_hears_only_itself(core: Core) -> None:
     with bridged("loop://", core) as bridge:
         assert wait_for(lambda: bridge.status.state == "no answer", 6)

@@ -47,6 +47,7 @@ def test_decode_frame_raises_only_its_own_error(data: bytes) -> None:
         proto.decode_frame(data)
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(st.binary(max_size=400), frames, st.lists(st.integers(0, 500), max_size=6))
 def test_decoder_recovers_a_valid_frame_after_any_garbage(garbage: bytes, frame: tuple[int, int, bytes],
@@ -79,6 +80,7 @@ def test_decoder_drops_an_endless_frame_and_recovers() -> None:
 
 @given(st.sampled_from(range(5)), st.integers(0, 0xFFFF), st.integers(0, 2**32 - 1),
        st.integers(0, 2**32 - 1), st.text(max_size=30))
+@pytest.mark.slow
 def test_show_timer_payload_round_trip(state: int, run: int, remaining: int, total: int, name: str) -> None:
     payload = proto.pack_show_timer(state, run, remaining, total, name)
     got = proto.parse_show_timer(payload)
@@ -286,6 +288,7 @@ def test_a_rebooted_device_gets_the_running_timer_again() -> None:
     assert abs(line.device.remaining_ms(line.now) - 29000) <= 40
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2**16), st.floats(0.0, 0.02))
 def test_damaged_line_loses_nothing_and_applies_nothing_twice(seed: int, damage: float) -> None:

@@ -101,6 +101,7 @@ def test_panel_bar_drains_like_sand(table: Table, mock_pins: MockFactory) -> Non
     assert states(mock_pins, BAR[4]) == [0, 1, 0]
 
 
+@pytest.mark.slow
 def test_panel_alarm_pattern_at_expiry(table: Table, mock_pins: MockFactory) -> None:
     table.board.add("t", 1)
     table.board.start("t")
@@ -115,6 +116,7 @@ def test_panel_alarm_pattern_at_expiry(table: Table, mock_pins: MockFactory) -> 
     assert mock_pins.pin(STATUS).state == 0
 
 
+@pytest.mark.slow
 def test_panel_each_warning_has_its_own_pattern(table: Table, mock_pins: MockFactory) -> None:
     table.board.add("t", 20)
     table.board.start("t")

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 from firmware_bridge.patterns import ALARM, PatternPlayer, warning_pattern
 from tests.slowdown import scaled
 
@@ -11,6 +13,7 @@ def recorder() -> tuple[list[object], PatternPlayer]:
     return levels, PatternPlayer(levels.append, False)
 
 
+@pytest.mark.slow
 def test_player_plays_a_pattern_once_and_ends_silent() -> None:
     levels, player = recorder()
     done = threading.Event()

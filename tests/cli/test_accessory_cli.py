@@ -46,6 +46,7 @@ def simulator(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], Lines, st
         lines.stop()
 
 
+@pytest.mark.slow
 def test_status_json_names_the_device(simulator: tuple[Any, Lines, str], tmp_path: Path) -> None:
     _proc, _lines, port = simulator
     done = companion(tmp_path, "accessory", "status", "--port", port, "--json")
@@ -56,12 +57,14 @@ def test_status_json_names_the_device(simulator: tuple[Any, Lines, str], tmp_pat
         "firmware": "simulator-1.0"}
 
 
+@pytest.mark.slow
 def test_status_finds_a_running_simulator_by_itself(simulator: tuple[Any, Lines, str], tmp_path: Path) -> None:
     done = companion(tmp_path, "accessory", "status")
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"accessory connected on {simulator[2]}: sim-0001")
 
 
+@pytest.mark.slow
 def test_status_of_a_missing_port_is_not_connected_exit_1(tmp_path: Path) -> None:
     done = companion(tmp_path, "accessory", "status", "--port", str(tmp_path / "ttyACM9"), "--json", "--wait", "0.5")
     assert done.returncode == 1
@@ -76,12 +79,14 @@ def test_status_of_a_missing_port_is_not_connected_exit_1(tmp_path: Path) -> Non
     (["accessory", "status", "--port", "none"], "--port"),
     (["accessory", "frobnicate"], "invalid choice"),
 ])
+@pytest.mark.slow
 def test_accessory_bad_input_is_one_line_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
     done = companion(tmp_path, *args)
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1 and message in done.stderr
 
 
+@pytest.mark.slow
 def test_timer_and_simulator_count_down_together_and_its_button_pauses(
         simulator: tuple[subprocess.Popen[str], Lines, str], tmp_path: Path) -> None:
     """Both count real seconds (two processes, each on its own monotonic clock): every wait is
@@ -119,6 +124,7 @@ def test_timer_and_simulator_count_down_together_and_its_button_pauses(
     assert seconds[0] >= 4 and seconds[-1] <= 1
 
 
+@pytest.mark.slow
 def test_monitor_prints_the_handshake_both_ways(simulator: tuple[Any, Lines, str], tmp_path: Path) -> None:
     done = companion(tmp_path, "accessory", "monitor", "--port", simulator[2], "--for", "0.7")
     assert done.returncode == 0, done.stderr
@@ -129,6 +135,7 @@ def test_monitor_prints_the_handshake_both_ways(simulator: tuple[Any, Lines, str
     assert "bad frames received: 0" in out
 
 
+@pytest.mark.slow
 def test_accessory_test_runs_every_output(simulator: tuple[Any, Lines, str], tmp_path: Path) -> None:
     done = companion(tmp_path, "accessory", "test", "--port", simulator[2])
     assert done.returncode == 0, done.stdout + done.stderr

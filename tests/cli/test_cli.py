@@ -39,6 +39,7 @@ def quick_config(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_cli_timer_json_three_seconds() -> None:
     """The contract as written: start, the warnings inside 3 s, one expiry, exit 0."""
     done = companion("timer", "3", "--gpio", "mock", "--json")
@@ -52,6 +53,7 @@ def test_cli_timer_json_three_seconds() -> None:
     assert "MockFactory" in done.stderr
 
 
+@pytest.mark.slow
 def test_cli_timer_preset_from_config(quick_config: Path) -> None:
     done = companion("--config", str(quick_config), "timer", "--preset", "negotiation", "--json")
     assert done.returncode == 0, done.stderr
@@ -74,6 +76,7 @@ def test_cli_timer_preset_from_config(quick_config: Path) -> None:
      "companion timer: argument --gpio: invalid choice: 'maybe' (choose from auto, real, mock, off)"),
     (["dance"], "companion: argument COMMAND: invalid choice: 'dance' (choose from timer, accessory, score, rules, export, app, vision, doctor, kiosk)"),
 ])
+@pytest.mark.slow
 def test_cli_bad_input_is_one_line_and_exit_2(args: list[str], message: str) -> None:
     done = companion(*args)
     assert done.returncode == 2
@@ -81,6 +84,7 @@ def test_cli_bad_input_is_one_line_and_exit_2(args: list[str], message: str) -> 
     assert done.stdout == ""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [[], ["app"], ["app", "--lang", "hu"]])
 def test_cli_app_without_a_display_says_how_in_one_line(args: list[str]) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")}
@@ -91,12 +95,14 @@ def test_cli_app_without_a_display_says_how_in_one_line(args: list[str]) -> None
                                    "with `xvfb-run -a companion app`")
 
 
+@pytest.mark.slow
 def test_cli_app_bad_size_is_one_line() -> None:
     done = companion("app", "--size", "huge")
     assert done.returncode == 2
     assert done.stderr.strip() == "companion: --size: must be WIDTHxHEIGHT in pixels, like 800x480 (got 'huge')"
 
 
+@pytest.mark.slow
 def test_cli_bad_config_names_key_and_line(tmp_path: Path) -> None:
     path = tmp_path / "c.toml"
     path.write_text("[gpio]\nbutton_pin = 17\nbar_pins = [5, 17]\n")
@@ -108,6 +114,7 @@ def test_cli_bad_config_names_key_and_line(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(is_raspberry_pi(), reason="a Pi has real GPIO")
 def test_cli_real_gpio_off_a_pi_is_a_clear_error() -> None:
     done = companion("timer", "5", "--gpio", "real")
@@ -116,6 +123,7 @@ def test_cli_real_gpio_off_a_pi_is_a_clear_error() -> None:
     assert len(done.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_cli_signal_cancels_cleanly(sig: signal.Signals) -> None:
     proc = subprocess.Popen([sys.executable, "-m", "companion", "timer", "60", "--gpio", "mock", "--json"],
@@ -132,6 +140,7 @@ def test_cli_signal_cancels_cleanly(sig: signal.Signals) -> None:
     assert "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_cli_station_resets_once_after_each_alarm() -> None:
     """--repeat with no GPIO: the alarm is over at once, the timer resets (once) and waits."""
     proc = subprocess.Popen([sys.executable, "-m", "companion", "timer", "1", "--gpio", "off",
@@ -148,6 +157,7 @@ def test_cli_station_resets_once_after_each_alarm() -> None:
     assert proc.returncode == 130
 
 
+@pytest.mark.slow
 def test_cli_doctor_json_reports_everything(tmp_path: Path) -> None:
     bad = tmp_path / "c.toml"
     bad.write_text("[gpio]\nmode = 3\n")
@@ -167,6 +177,7 @@ def test_cli_doctor_json_reports_everything(tmp_path: Path) -> None:
     assert set(report["display"]) == {"available", "x11", "wayland", "drm"}
 
 
+@pytest.mark.slow
 def test_cli_doctor_text_exits_0() -> None:
     done = companion("doctor")
     assert done.returncode == 0
@@ -199,6 +210,7 @@ def later(seconds: float, fn) -> threading.Timer:
     return timer
 
 
+@pytest.mark.slow
 def test_cli_button_pauses_and_resumes(pins: dict[int, MockPWMPin], quick_config: Path,
                                        capsys: pytest.CaptureFixture[str]) -> None:
     def tap() -> None:

@@ -17,6 +17,7 @@ def companion(*args: str, stdin: str | None = None) -> subprocess.CompletedProce
                           text=True, timeout=60)
 
 
+@pytest.mark.slow
 def test_score_dragons_gold_from_stdin() -> None:
     ex = EXAMPLES["examples"][1]
     done = companion("score", "dragons-gold", "-", "--json",
@@ -27,6 +28,7 @@ def test_score_dragons_gold_from_stdin() -> None:
     assert set(out["breakdown"]["A"]) >= {"silver", "gold", "red", "black", "majorities", "set_bonus"}
 
 
+@pytest.mark.slow
 def test_score_gold_from_a_file(tmp_path: Path) -> None:
     path = tmp_path / "end.json"
     path.write_text(json.dumps({"players": {
@@ -40,6 +42,7 @@ def test_score_gold_from_a_file(tmp_path: Path) -> None:
                                        "winners": ["X", "Y"]}
 
 
+@pytest.mark.slow
 def test_score_drakon() -> None:
     doc = {"variant": "five-coins", "players": {"A": {"coins": [1, 1, 1, 1, 2]}, "B": {"coins": [3, 3]}}}
     done = companion("score", "drakon", "--json", stdin=json.dumps(doc))
@@ -48,6 +51,7 @@ def test_score_drakon() -> None:
     assert out["totals"] == {"A": 6, "B": 6} and out["goal_reached"] == ["A"]
 
 
+@pytest.mark.slow
 def test_score_without_json_prints_a_table() -> None:
     ex = EXAMPLES["examples"][0]
     done = companion("score", "Dragon's Gold", stdin=json.dumps({"rules": "simple", "players": ex["players"]}))
@@ -69,6 +73,7 @@ def test_score_without_json_prints_a_table() -> None:
     (["score", "drakon"], '{"players": {"A": {"coins": [4]}, "B": {"coins": []}}}', "players.A.coins[0]"),
     (["score", "drakon"], '{"players": {"A": {"coins": [], "colour": "red"}, "B": {"coins": []}}}', "players.A.colour"),
 ])
+@pytest.mark.slow
 def test_score_bad_input_one_line_exit_2(args: list[str], stdin: str | None, message: str) -> None:
     done = companion(*args, stdin=stdin)
     assert done.returncode == 2
@@ -77,6 +82,7 @@ def test_score_bad_input_one_line_exit_2(args: list[str], stdin: str | None, mes
     assert done.stdout == ""
 
 
+@pytest.mark.slow
 def test_rules_volatio_speed_json() -> None:
     done = companion("rules", "volatio-speed", "--previous", "400", "--new", "800", "--json")
     assert done.returncode == 0
@@ -92,6 +98,7 @@ def test_rules_volatio_speed_json() -> None:
     ["--previous", "400", "--new", "700", "--spell", "fireball"],
     ["--new", "700"],
 ])
+@pytest.mark.slow
 def test_rules_volatio_speed_bad_input_exit_2(args: list[str]) -> None:
     done = companion("rules", "volatio-speed", *args, "--json")
     assert done.returncode == 2
@@ -99,6 +106,7 @@ def test_rules_volatio_speed_bad_input_exit_2(args: list[str]) -> None:
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_export_finished_play_as_bgstats_and_csv(tmp_path: Path) -> None:
     import os
 

@@ -295,6 +295,7 @@ def doc_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("fuzz") / "doc"
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("game", sorted(SEEDS))
 def test_fuzz_score_document_exit_0_or_one_short_line(game: str, doc_path: Path) -> None:
@@ -398,6 +399,7 @@ def strict_toml(data: bytes) -> None:
             stack.extend((v, depth + 1) for v in value)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_fuzz_config_is_taken_or_refused_in_one_short_line(tmp_path_factory: pytest.TempPathFactory) -> None:
     # The timer asks for a preset no config defines: a config that is taken gets as far as that

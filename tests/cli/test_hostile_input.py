@@ -249,17 +249,20 @@ def companion(*args: str, stdin: bytes = b"", c_locale: bool = False) -> str:
     return one_line(err)
 
 
+@pytest.mark.slow
 def test_process_deep_json(doc: Path) -> None:
     doc.write_text(DEEP_JSON)
     assert "nested more than 64 levels deep" in companion("score", "gold", str(doc))
 
 
+@pytest.mark.slow
 def test_process_deep_toml(config: Path) -> None:
     config.write_text("a = " + "[" * 1000 + "]" * 1000 + "\n")
     assert companion("--config", str(config), "timer", "1") == \
         f"companion: config {config}: nested more than 64 levels deep"
 
 
+@pytest.mark.slow
 def test_process_huge_int(doc: Path, config: Path) -> None:
     doc.write_text('{"players": ' + HUGE_INT + "}")
     assert "a whole number of 5000 digits" in companion("score", "gold", str(doc))
@@ -267,17 +270,20 @@ def test_process_huge_int(doc: Path, config: Path) -> None:
     assert "line 2: a whole number beyond TOML's 64 bits" in companion("--config", str(config), "timer", "1")
 
 
+@pytest.mark.slow
 def test_process_dev_zero() -> None:
     assert "more than 1 MiB" in companion("score", "gold", "/dev/zero")
     assert "more than 1 MiB" in companion("--config", "/dev/zero", "timer", "1")
 
 
+@pytest.mark.slow
 def test_process_invalid_utf8_on_stdin_under_c_locale() -> None:
     data = b'{"players": {"\xff": {"scored": [], "display": []}, "B": {"scored": [], "display": []}}}'
     assert companion("score", "gold", stdin=data, c_locale=True) == \
         "companion: FILE: not UTF-8 text (byte 15, line 1) (got 'standard input')"
 
 
+@pytest.mark.slow
 def test_process_duplicate_key_and_escape_sequence() -> None:
     assert "players.A is given twice" in companion("score", "drakon", stdin=DUPLICATE.encode())
     line = companion("score", "drakon", stdin=b'{"players": {"A": {"coins": [9]}, "\\u001b[2J": {"coins": []}}}',

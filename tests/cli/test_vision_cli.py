@@ -34,6 +34,7 @@ def photos(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     return {"dir": d, "empty": empty, "scene": scene}
 
 
+@pytest.mark.slow
 def test_calibrate_answers_the_contract(photos: dict) -> None:
     d = photos["dir"]
     done = companion("vision", "calibrate", str(d / "empty.png"), "--lens", str(d / "lens.json"),
@@ -46,6 +47,7 @@ def test_calibrate_answers_the_contract(photos: dict) -> None:
     assert (d / "cal.json").exists()
 
 
+@pytest.mark.slow
 def test_learn_track_then_check_flight_answer_the_contract(photos: dict) -> None:
     d = photos["dir"]
     empty, scene = photos["empty"], photos["scene"]
@@ -82,6 +84,7 @@ def test_learn_track_then_check_flight_answer_the_contract(photos: dict) -> None
     assert text.returncode == 0 and "clearance" in text.stdout
 
 
+@pytest.mark.slow
 def test_markers_sheet_is_a4_at_true_size(tmp_path: Path) -> None:
     done = companion("vision", "markers", "--out", str(tmp_path / "sheet"), "--json")
     assert done.returncode == 0, done.stderr
@@ -95,6 +98,7 @@ def test_markers_sheet_is_a4_at_true_size(tmp_path: Path) -> None:
     assert Image.open(files[0]).info["dpi"] == pytest.approx((300, 300), abs=0.01)
 
 
+@pytest.mark.slow
 def test_lens_board_prints(tmp_path: Path) -> None:
     done = companion("vision", "calibrate-lens", "--board", str(tmp_path / "board.png"))
     assert done.returncode == 0, done.stderr
@@ -109,6 +113,7 @@ def test_lens_board_prints(tmp_path: Path) -> None:
     (["vision", "calibrate-lens"], "IMAGE: give 15-30 photos"),
     (["vision", "calibrate", "BLANK"], "need at least 2 of the table markers"),
 ])
+@pytest.mark.slow
 def test_vision_bad_input_is_one_line_exit_2(photos: dict, tmp_path: Path, args: list[str], message: str) -> None:
     blank = tmp_path / "blank.png"
     cv2.imwrite(str(blank), 255 * np.ones((100, 100, 3), np.uint8))
@@ -122,6 +127,7 @@ def test_vision_bad_input_is_one_line_exit_2(photos: dict, tmp_path: Path, args:
 SET_GAME = Path(__file__).resolve().parents[1] / "vision" / "data" / "set-game"
 
 
+@pytest.mark.slow
 def test_register_then_read_a_real_card(tmp_path: Path) -> None:
     """Three real card fronts registered from their crops; a photo of one of them is read back."""
     library = tmp_path / "lib"
@@ -151,6 +157,7 @@ def test_register_then_read_a_real_card(tmp_path: Path) -> None:
     (["vision", "register", "IMG", "--library", "LIB", "--kind", "coin", "--front", "A", "--shape", "disc",
       "--size-mm", "big"], "--size-mm: must be W or WxH"),
 ])
+@pytest.mark.slow
 def test_library_bad_input_is_one_line_exit_2(photos: dict, tmp_path: Path, args: list[str], message: str) -> None:
     args = [str(photos["dir"] / "empty.png") if a == "IMG" else str(tmp_path / "lib") if a == "LIB" else a
             for a in args]
@@ -159,6 +166,7 @@ def test_library_bad_input_is_one_line_exit_2(photos: dict, tmp_path: Path, args
     assert len(done.stderr.strip().splitlines()) == 1 and message in done.stderr, done.stderr
 
 
+@pytest.mark.slow
 def test_remember_empty_saves_the_cameras_frame_beside_the_database(tmp_path: Path) -> None:
     frame = np.full((120, 160, 3), 70, np.uint8)
     frame[40:80, 60:100] = (20, 140, 200)
@@ -177,6 +185,7 @@ def test_remember_empty_saves_the_cameras_frame_beside_the_database(tmp_path: Pa
     assert "Traceback" not in missing.stderr
 
 
+@pytest.mark.slow
 def test_read_with_the_empty_table_finds_pieces_on_a_wood_grain(tmp_path: Path) -> None:
     from tests.support import synth_pieces
     from vision import layout

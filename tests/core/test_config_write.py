@@ -123,12 +123,14 @@ def test_config_write_by_root_keeps_the_owner(tmp_path: Path, stored_hash: str) 
     assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (4321, 4322, 0o600)
 
 
+@pytest.mark.slow
 def test_config_set_pin_creates_a_0600_file(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     set_pin(path, "86420")
     assert mode_of(path) == 0o600
 
 
+@pytest.mark.slow
 def test_config_set_pin_tightens_a_world_readable_file(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_text(OLD)

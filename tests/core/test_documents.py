@@ -102,6 +102,7 @@ def depth_of(value: Any) -> int:
     return 0
 
 
+@pytest.mark.slow
 @given(doc=JSON, limit=st.integers(0, 12))
 def test_json_depth_exceeds_agrees_with_the_parsed_depth(doc: Any, limit: int) -> None:
     assert json_depth_exceeds(json.dumps(doc), limit) == (depth_of(doc) > limit)

@@ -100,6 +100,7 @@ def typed_durations(draw: st.DrawFn) -> tuple[str, float]:
         whole + (float(f"0{frac}") if frac else 0.0)
 
 
+@pytest.mark.slow
 @given(typed_durations())
 def test_every_duration_in_the_grammar_parses_back(case: tuple[str, float]) -> None:
     text, seconds = case
@@ -110,6 +111,7 @@ def test_every_duration_in_the_grammar_parses_back(case: tuple[str, float]) -> N
 other_digits = st.characters(categories=["Nd"]).filter(lambda c: not c.isascii())
 
 
+@pytest.mark.slow
 @given(typed_durations(), other_digits, st.data())
 def test_other_scripts_digits_are_refused(case: tuple[str, float], digit: str, data: st.DataObject) -> None:
     text = case[0]
@@ -117,6 +119,7 @@ def test_other_scripts_digits_are_refused(case: tuple[str, float], digit: str, d
     refused(text[:where] + digit + text[where + 1:])
 
 
+@pytest.mark.slow
 @given(typed_durations(), st.data())
 def test_underscores_are_refused(case: tuple[str, float], data: st.DataObject) -> None:
     text = case[0].strip()
@@ -126,10 +129,12 @@ def test_underscores_are_refused(case: tuple[str, float], data: st.DataObject) -
 
 @given(st.integers(0, 99_999), fractions, st.sampled_from(["e", "E"]), st.sampled_from(["", "+", "-"]),
        st.integers(0, 12), st.sampled_from(["", "s"]))
+@pytest.mark.slow
 def test_exponents_are_refused(mantissa: int, frac: str, e: str, sign: str, exp: int, unit: str) -> None:
     refused(f"{mantissa}{frac}{e}{sign}{exp}{unit}")
 
 
+@pytest.mark.slow
 @given(typed_durations(), st.sampled_from(["+", "-", "−"]))
 def test_signs_are_refused(case: tuple[str, float], sign: str) -> None:
     refused(sign + case[0].strip())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -55,6 +56,7 @@ def test_invalid_input_leaves_a_short_printable_message_as_it_was(field: str, va
     assert str(InvalidInput(field, value, why)) == f"{field}: {why} (got {value!r})"
 
 
+@pytest.mark.slow
 @given(field=st.text(), value=st.text() | st.binary() | st.lists(st.text()), why=st.text())
 def test_invalid_input_is_always_one_printable_line_of_bounded_length(field: str, value: object,
                                                                       why: str) -> None:

@@ -275,6 +275,7 @@ def plays(draw: st.DrawFn) -> FinishedPlay:
                         seats, location=draw(st.none() | names), comment=draw(st.text(max_size=30)))
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(plays())
 def test_any_valid_play_exports_to_bgstats_and_reads_back(play: FinishedPlay) -> None:
@@ -291,6 +292,7 @@ def test_any_valid_play_exports_to_bgstats_and_reads_back(play: FinishedPlay) ->
     assert doc["durationMin"] >= 0
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(plays(), max_size=3))
 def test_any_valid_plays_export_to_csv_and_read_back(batch: list[FinishedPlay]) -> None:
@@ -309,6 +311,7 @@ def test_any_valid_plays_export_to_csv_and_read_back(batch: list[FinishedPlay]) 
         assert int(row["duration_min"]) == play.duration_min
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.data())
 def test_bgstats_output_is_the_same_play_whatever_the_seat_order(data: st.DataObject) -> None:

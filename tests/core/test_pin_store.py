@@ -146,6 +146,7 @@ steps = st.lists(st.one_of(
 ), max_size=25)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(script=steps)
 def test_pin_store_restarts_never_shorten_and_never_let_a_locked_pad_through(

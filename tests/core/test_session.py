@@ -153,6 +153,7 @@ def test_session_turn_clock_tap_starts_then_passes(store: Store, clock: FakeCloc
 @example(script=["toggle", "minus", "minus", "wait", "wait", "toggle"])  # a tap on a glass that ran out
 @given(script=st.lists(st.sampled_from(["toggle", "plus", "minus", "flip", "reset", "undo", "redo", "wait"]),
                        max_size=25))
+@pytest.mark.slow
 def test_session_resume_equals_the_live_state(script: list[str]) -> None:
     """Whatever was done, a session rebuilt from its log matches the one that did it."""
     store, clock, bus, wall = Store.open(":memory:"), FakeClock(), EventBus(), Wall()

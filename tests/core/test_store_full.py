@@ -223,6 +223,7 @@ def test_store_full_a_refused_constraint_is_raised_not_held(tmp_path: Path) -> N
     store.close()
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(steps=st.lists(st.sampled_from(["small", "big", "full", "room", "retry"]), min_size=1, max_size=30))
 def test_store_full_whatever_fills_and_empties_the_disk_saves_every_event_in_order(steps: list[str]) -> None:

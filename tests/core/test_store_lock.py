@@ -100,6 +100,7 @@ def config_for(tmp_path: Path, database: Path) -> Path:
     return config
 
 
+@pytest.mark.slow
 def test_store_second_writer_is_refused_naming_the_first_ones_pid(tmp_path: Path, holder: Holder) -> None:
     path = tmp_path / "data" / "c.sqlite3"
     with pytest.raises(StoreLocked) as info:
@@ -110,6 +111,7 @@ def test_store_second_writer_is_refused_naming_the_first_ones_pid(tmp_path: Path
     assert (tmp_path / "data" / "c.sqlite3.lock").read_text() == f"{holder.pid}\n"
 
 
+@pytest.mark.slow
 def test_store_after_kill_9_of_the_writer_a_new_one_opens(tmp_path: Path, holder: Holder) -> None:
     path = tmp_path / "data" / "c.sqlite3"
     holder.kill_9()  # no clean-up ran: the kernel let the lock go
@@ -131,6 +133,7 @@ def test_store_lock_is_per_open_even_in_one_process(tmp_path: Path) -> None:
     Store.open(path).close()
 
 
+@pytest.mark.slow
 def test_store_read_only_open_works_beside_the_writer(tmp_path: Path, holder: Holder) -> None:
     reader = Store.open_read_only(tmp_path / "data" / "c.sqlite3")
     try:
@@ -139,6 +142,7 @@ def test_store_read_only_open_works_beside_the_writer(tmp_path: Path, holder: Ho
         reader.close()
 
 
+@pytest.mark.slow
 def test_cli_export_and_doctor_work_beside_a_running_writer(tmp_path: Path, holder: Holder) -> None:
     database = tmp_path / "data" / "c.sqlite3"
     config = config_for(tmp_path, database)
@@ -152,6 +156,7 @@ def test_cli_export_and_doctor_work_beside_a_running_writer(tmp_path: Path, hold
     holder.finish()  # the writer never noticed
 
 
+@pytest.mark.slow
 def test_cli_export_with_a_mistyped_path_creates_nothing(tmp_path: Path) -> None:
     typo = tmp_path / "dta" / "table-companion" / "companion.sqlite3"
     done = companion("export", "--config", str(config_for(tmp_path, typo)))
@@ -162,6 +167,7 @@ def test_cli_export_with_a_mistyped_path_creates_nothing(tmp_path: Path) -> None
     assert not (tmp_path / "dta").exists()
 
 
+@pytest.mark.slow
 def test_cli_doctor_on_a_missing_database_creates_nothing(tmp_path: Path) -> None:
     typo = tmp_path / "dta" / "companion.sqlite3"
     done = companion("doctor", "--json", "--config", str(config_for(tmp_path, typo)))
@@ -176,6 +182,7 @@ def test_store_read_only_open_of_a_missing_file_is_a_clear_error(tmp_path: Path)
     assert not (tmp_path / "no").exists()
 
 
+@pytest.mark.slow
 def test_cli_export_from_a_read_only_disk(tmp_path: Path, small_disk: SmallDisk, holder: Holder) -> None:
     """A copy of the database on a disk mounted read-only (a backup stick): export reads it."""
     holder.finish()

@@ -162,6 +162,7 @@ commands = st.lists(
     max_size=30)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(total=st.floats(min_value=0.5, max_value=120), script=commands)
 def test_countdown_remaining_matches_a_model(total: float, script) -> None:
@@ -197,6 +198,7 @@ def test_countdown_remaining_matches_a_model(total: float, script) -> None:
 @given(total=st.floats(min_value=0.5, max_value=60),
        warnings=st.lists(st.floats(min_value=0.1, max_value=90), max_size=4),
        script=commands)
+@pytest.mark.slow
 def test_countdown_each_warning_and_expiry_fire_once_in_order(total, warnings, script) -> None:
     """Within one run (start to reset), each warning fires at most once, in descending order,
     and every one armed at the start fires before the single expiry."""
@@ -243,6 +245,7 @@ def test_countdown_each_warning_and_expiry_fire_once_in_order(total, warnings, s
 @settings(max_examples=200, deadline=None)
 @given(total=st.floats(min_value=1, max_value=100),
        gaps=st.lists(st.floats(min_value=0, max_value=5), min_size=1, max_size=40))
+@pytest.mark.slow
 def test_countdown_slow_listener_does_not_drift(total: float, gaps: list[float]) -> None:
     """However irregular the polling, expiry is seen at the first poll at or after the deadline."""
     clock = FakeClock()

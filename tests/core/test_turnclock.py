@@ -68,6 +68,7 @@ def test_turnclock_rejects_bad_tables(players: list[str]) -> None:
 @settings(max_examples=200, deadline=None)
 @given(turns=st.lists(st.floats(min_value=0, max_value=100), min_size=1, max_size=30),
        n=st.integers(min_value=2, max_value=6))
+@pytest.mark.slow
 def test_turnclock_time_used_adds_up(turns: list[float], n: int) -> None:
     """Every second that passes is charged to exactly one player."""
     clock = FakeClock()

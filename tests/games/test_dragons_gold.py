@@ -163,6 +163,7 @@ def games(draw: st.DrawFn) -> dict:
     return {"rules": draw(st.sampled_from(["simple", "advanced"])), "players": players}
 
 
+@pytest.mark.slow
 @settings(max_examples=3000, deadline=None)
 @given(games())
 def test_score_agrees_with_the_oracle(doc: dict) -> None:
@@ -173,6 +174,7 @@ def test_score_agrees_with_the_oracle(doc: dict) -> None:
     assert out["winners"] == sorted(n for n, s in expected.items() if s == best)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(games(), st.randoms(use_true_random=False))
 def test_score_shuffled_players_same_result(doc: dict, rnd: random.Random) -> None:
@@ -182,6 +184,7 @@ def test_score_shuffled_players_same_result(doc: dict, rnd: random.Random) -> No
     assert score_document(shuffled) == score_document(doc)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(games(), st.data())
 def test_score_one_more_silver_is_one_more_point(doc: dict, data: st.DataObject) -> None:
@@ -194,6 +197,7 @@ def test_score_one_more_silver_is_one_more_point(doc: dict, data: st.DataObject)
     assert after == {**before, name: before[name] + 1}
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(games())
 def test_score_majority_points_never_exceed_the_colour_value(doc: dict) -> None:

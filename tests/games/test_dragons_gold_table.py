@@ -71,6 +71,7 @@ def test_table_refuses_moves_that_cannot_happen(kind: str, data: dict, field: st
     assert info.value.field == field
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.integers(0, 12), min_size=1, max_size=40))
 def test_table_bag_never_goes_below_zero_and_counts_every_disc(knowns: list[int]) -> None:

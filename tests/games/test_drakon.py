@@ -496,6 +496,7 @@ def documents(draw: st.DrawFn, variant: str | None = None) -> dict[str, Any]:
     return {"variant": variant, "players": players}
 
 
+@pytest.mark.slow
 @given(documents(), st.randoms(use_true_random=False))
 def test_score_document_ignores_player_order(document: dict[str, Any], rng: random.Random) -> None:
     items = list(document["players"].items())
@@ -504,12 +505,14 @@ def test_score_document_ignores_player_order(document: dict[str, Any], rng: rand
     assert json.dumps(score_document(shuffled)) == json.dumps(score_document(document))
 
 
+@pytest.mark.slow
 @given(documents())
 def test_score_document_totals_are_sums_of_coins(document: dict[str, Any]) -> None:
     totals = score_document(document)["totals"]
     assert totals == {name: sum(p["coins"]) for name, p in document["players"].items()}
 
 
+@pytest.mark.slow
 @given(documents("team"))
 def test_score_document_team_totals_are_sums_of_members(document: dict[str, Any]) -> None:
     out = score_document(document)
@@ -519,6 +522,7 @@ def test_score_document_team_totals_are_sums_of_members(document: dict[str, Any]
     assert out["team_totals"] == expected
 
 
+@pytest.mark.slow
 @given(documents())
 def test_score_document_leaders_hold_the_most_gold(document: dict[str, Any]) -> None:
     out = score_document(document)
@@ -533,6 +537,7 @@ def test_goal_adding_a_coin_never_unreaches_it(coins: list[int], extra: int, var
     assert not goal(before) or goal(before.with_coin(extra))
 
 
+@pytest.mark.slow
 @given(st.lists(st.tuples(st.sampled_from(["A", "B", "C"]), coin_lists), min_size=1, max_size=6))
 def test_team_totals_sum_members(members: list[tuple[str, list[int]]]) -> None:
     players = {f"P{i}": Holdings(tuple(c), team=t) for i, (t, c) in enumerate(members)}

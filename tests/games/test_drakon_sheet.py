@@ -206,6 +206,7 @@ moves = st.one_of(
 )
 
 
+@pytest.mark.slow
 @given(st.lists(moves, max_size=30))
 def test_checked_moves_keep_the_box_and_use_each_counter_once(log: list[tuple[str, dict[str, Any]]]) -> None:
     state, uses = DrakonPlay.new(PLAYERS), 0

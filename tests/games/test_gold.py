@@ -620,6 +620,7 @@ def _cards(doc: dict[str, Any], name: str, key: str) -> list[Card]:
     return [c(text) for text in doc["players"][name][key]]
 
 
+@pytest.mark.slow
 @given(doc=legal_documents(), data=st.data())
 def test_score_document_player_order_never_changes_the_result(doc: dict[str, Any], data: st.DataObject) -> None:
     order = data.draw(st.permutations(list(doc["players"])))
@@ -627,12 +628,14 @@ def test_score_document_player_order_never_changes_the_result(doc: dict[str, Any
     assert gold.score_document(shuffled) == gold.score_document(doc)
 
 
+@pytest.mark.slow
 @given(doc=legal_documents())
 def test_score_document_colour_scoring_never_lowers_a_score(doc: dict[str, Any]) -> None:
     scores = gold.score_document(doc)["scores"]
     assert all(scores[name] >= gold.points(_cards(doc, name, "scored")) for name in doc["players"])
 
 
+@pytest.mark.slow
 @given(doc=legal_documents())
 def test_end_game_banks_at_most_one_card_per_colour_per_player(doc: dict[str, Any]) -> None:
     sizes = gold.score_document(doc)["pile_sizes"]
@@ -640,6 +643,7 @@ def test_end_game_banks_at_most_one_card_per_colour_per_player(doc: dict[str, An
                for name in doc["players"])
 
 
+@pytest.mark.slow
 @given(doc=legal_documents())
 def test_end_game_every_held_card_is_banked_or_discarded_once(doc: dict[str, Any]) -> None:
     tableaus = gold.parse_document(doc)
@@ -651,12 +655,14 @@ def test_end_game_every_held_card_is_banked_or_discarded_once(doc: dict[str, Any
     assert after == Counter((name, card) for name, t in tableaus.items() for card in t.holding)
 
 
+@pytest.mark.slow
 @given(doc=legal_documents())
 def test_end_game_every_leader_banks_when_a_colour_is_scored(doc: dict[str, Any]) -> None:
     steps = gold.end_game(gold.parse_document(doc)).colours
     assert all(set(step.leaders) == set(step.banked) for step in steps)
 
 
+@pytest.mark.slow
 @given(doc=legal_documents())
 def test_score_document_winners_top_the_points_and_then_the_cards(doc: dict[str, Any]) -> None:
     out = gold.score_document(doc)
@@ -666,6 +672,7 @@ def test_score_document_winners_top_the_points_and_then_the_cards(doc: dict[str,
                                     if score == best and out["pile_sizes"][name] == most)
 
 
+@pytest.mark.slow
 @given(doc=legal_documents(), data=st.data())
 def test_score_document_adding_a_card_nobody_else_holds_never_lowers_the_score(
         doc: dict[str, Any], data: st.DataObject) -> None:
@@ -702,6 +709,7 @@ def test_legal_exchanges_never_take_a_donkey(holding: list[Card], display: list[
     assert not any(e.take.is_donkey for e in gold.legal_exchanges(holding, display))
 
 
+@pytest.mark.slow
 @given(holding=HOLDINGS, display=DISPLAYS)
 def test_legal_exchanges_option_1_always_takes_strictly_lower(holding: list[Card], display: list[Card]) -> None:
     assert all(e.take.value < e.give.value for e in gold.legal_exchanges(holding, display)

@@ -184,6 +184,7 @@ def sheets(draw: st.DrawFn) -> dict[str, Any]:
     return {"players": players}
 
 
+@pytest.mark.slow
 @given(doc=sheets())
 def test_walk_last_step_is_what_companion_score_answers(doc: dict[str, Any]) -> None:
     walk = gold_sheet.walk(doc)
@@ -195,6 +196,7 @@ def test_walk_last_step_is_what_companion_score_answers(doc: dict[str, Any]) -> 
 
 @given(doc=sheets(), colour=st.sampled_from(gold.COLOURS), value=st.sampled_from(gold_sheet.VALUES),
        field=st.sampled_from(gold_sheet.FIELDS))
+@pytest.mark.slow
 def test_check_add_refuses_exactly_what_the_rules_core_refuses(doc: dict[str, Any], colour: Colour,
                                                                 value: int | None, field: str) -> None:
     card = gold_sheet.card_of(colour, value)

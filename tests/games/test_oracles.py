@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -74,6 +75,7 @@ def gold_tables(draw: st.DrawFn) -> dict:
     return {"players": players}
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(2000), deadline=None)
 @given(gold_tables())
 def test_gold_score_agrees_with_the_oracle(doc: dict) -> None:
@@ -119,6 +121,7 @@ def drakon_tables(draw: st.DrawFn) -> dict:
     return {"variant": variant, "players": players}
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(2000), deadline=None)
 @given(drakon_tables())
 def test_drakon_score_agrees_with_the_oracle(doc: dict) -> None:

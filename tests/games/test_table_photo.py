@@ -203,6 +203,7 @@ pieces = st.builds(
 game_rules = st.sampled_from(list(RULES.values()))
 
 
+@pytest.mark.slow
 @given(photo=st.lists(pieces, max_size=12), rules=game_rules)
 def test_every_piece_is_counted_or_open_and_counted_ones_are_read_fronts(photo: list[PhotoPiece],
                                                                          rules: Any) -> None:
@@ -212,6 +213,7 @@ def test_every_piece_is_counted_or_open_and_counted_ones_are_read_fronts(photo: 
                                   if p.kind == rules.kind and p.face == "up" and rules.value_of(p.front)]
 
 
+@pytest.mark.slow
 @given(photo=st.lists(pieces, max_size=12), rules=game_rules, data=st.data())
 def test_corrections_change_exactly_the_pieces_they_name(photo: list[PhotoPiece], rules: Any,
                                                          data: st.DataObject) -> None:
@@ -231,6 +233,7 @@ def test_corrections_change_exactly_the_pieces_they_name(photo: list[PhotoPiece]
     assert len(tally.values) + len(tally.open) + dropped == len(photo)
 
 
+@pytest.mark.slow
 @given(photo=st.lists(pieces, max_size=12), rules=game_rules, value=st.data())
 def test_giving_every_open_piece_a_value_completes_the_tally(photo: list[PhotoPiece], rules: Any,
                                                             value: st.DataObject) -> None:
@@ -252,6 +255,7 @@ def test_disc_counts_count_every_disc_once_whatever_the_order(values: list[str],
     assert disc_counts(shuffled) == counts
 
 
+@pytest.mark.slow
 @given(values=st.lists(st.sampled_from(DRAKON_PIECES.values), max_size=30), order=st.randoms())
 def test_coin_worths_are_the_values_highest_first_whatever_the_order(values: list[str], order: Any) -> None:
     shuffled = list(values)
@@ -259,6 +263,7 @@ def test_coin_worths_are_the_values_highest_first_whatever_the_order(values: lis
     assert coin_worths(shuffled) == coin_worths(values) == sorted(map(int, values), reverse=True)
 
 
+@pytest.mark.slow
 @given(values=st.lists(st.sampled_from(GOLD_PIECES.values), max_size=20), order=st.randoms())
 def test_card_list_is_the_cards_in_colour_order_whatever_the_order(values: list[str], order: Any) -> None:
     shuffled = list(values)
@@ -295,6 +300,7 @@ def test_dragons_gold_counts_name_a_player_not_on_the_sheet() -> None:
 
 @given(others=st.lists(st.lists(st.sampled_from(DRAGONS_GOLD_PIECES.values), max_size=12), min_size=2, max_size=5),
        values=st.lists(st.sampled_from(DRAGONS_GOLD_PIECES.values), max_size=40))
+@pytest.mark.slow
 def test_dragons_gold_counts_are_taken_exactly_when_the_sheet_would_score(others: list[list[str]],
                                                                            values: list[str]) -> None:
     doc = {"players": {f"P{i}": disc_counts(v) for i, v in enumerate(others)} | {"A": {"silver": 35}}}
@@ -348,6 +354,7 @@ def test_gold_cards_refuse_past_every_card_in_play() -> None:
     assert gold_cards(doc, "A", "display", [texts[-1]]) == AllCardsEntered(2, 52)
 
 
+@pytest.mark.slow
 @given(data=st.data())
 def test_gold_cards_are_taken_exactly_when_the_rules_core_takes_the_sheet(data: st.DataObject) -> None:
     cards = st.lists(st.sampled_from(GOLD_PIECES.values), max_size=8)

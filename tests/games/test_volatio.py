@@ -693,6 +693,7 @@ dials = st.sampled_from(v.DIAL_SPEEDS)
 spells = st.sampled_from([None, "vis-draconis", "ventus-magicus"])
 
 
+@pytest.mark.slow
 @given(start=dials, data=st.data())
 def test_legal_speeds_sequence_stays_on_dial_within_limit(start: int, data: st.DataObject) -> None:
     previous = start
@@ -739,6 +740,7 @@ flights = st.builds(Flight, base_crash=st.booleans(), path_crash=st.booleans(), 
 
 @given(energy=st.integers(0, 4), hand=st.integers(0, 4), flights=st.lists(flights, max_size=15),
        heads=st.lists(st.integers(0, 2), max_size=15))
+@pytest.mark.slow
 def test_resolve_flight_state_stays_in_range(energy: int, hand: int, flights: list[Flight],
                                              heads: list[int]) -> None:
     mage = dragon(energy=energy, hand=hand)

@@ -384,6 +384,7 @@ MOVES = st.one_of(
 )
 
 
+@pytest.mark.slow
 @given(moves=st.lists(MOVES, max_size=60))
 def test_fold_equals_playing_the_accepted_moves_one_by_one(moves: list[tuple[str, dict[str, Any]]]) -> None:
     race, accepted = vt.new_race(MAGES), []

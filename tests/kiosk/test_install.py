@@ -44,6 +44,7 @@ def install(root: Path, *extra: str, pin: str = PIN) -> subprocess.CompletedProc
     return done
 
 
+@pytest.mark.slow
 def test_kiosk_install_writes_every_file_and_nothing_else(pi_root: Path) -> None:
     before = listing(pi_root)
     install(pi_root)
@@ -63,6 +64,7 @@ def test_kiosk_install_writes_every_file_and_nothing_else(pi_root: Path) -> None
     assert after["/var/lib/table-companion"][1] == 0o750 and after[units.CONFIG_PATH][1] == 0o600
 
 
+@pytest.mark.slow
 def test_kiosk_install_service_runs_the_app_on_tty1_restarted_and_watched(pi_root: Path) -> None:
     install(pi_root)
     text = (pi_root / "etc/systemd/system/companion-kiosk.service").read_text()
@@ -83,6 +85,7 @@ def test_kiosk_install_service_runs_the_app_on_tty1_restarted_and_watched(pi_roo
     assert "PathExists=/run/table-companion/poweroff" in path
 
 
+@pytest.mark.slow
 def test_kiosk_install_the_other_files(pi_root: Path) -> None:
     install(pi_root, "--rotate", "90", "--panel", "touch-display-2")
     kivy = (pi_root / "etc/table-companion/kivy.ini").read_text()
@@ -111,12 +114,14 @@ def test_kiosk_install_the_other_files(pi_root: Path) -> None:
         assert needle in (pi_root / dropin.lstrip("/")).read_text().splitlines()
 
 
+@pytest.mark.slow
 def test_kiosk_install_no_pin_in_any_file(pi_root: Path) -> None:
     install(pi_root)
     holders = [p for p in pi_root.rglob("*") if p.is_file() and PIN.encode() in p.read_bytes()]
     assert holders == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("display", ["kmsdrm", "cage"])
 def test_kiosk_units_pass_systemd_analyze_verify(pi_root: Path, tmp_path: Path, display: str) -> None:
     analyze = systemd_analyze()
@@ -137,6 +142,7 @@ def test_kiosk_units_pass_systemd_analyze_verify(pi_root: Path, tmp_path: Path, 
         assert {"NotifyAccess=all", 'Environment="SDL_VIDEODRIVER=x11"'} <= set(text)
 
 
+@pytest.mark.slow
 def test_kiosk_verify_finds_a_broken_unit(pi_root: Path, tmp_path: Path) -> None:
     """The check above can fail: a unit naming a program that is not there is refused."""
     analyze = systemd_analyze()
@@ -147,6 +153,7 @@ def test_kiosk_verify_finds_a_broken_unit(pi_root: Path, tmp_path: Path) -> None
     assert done.returncode != 0 and f"{PROGRAM} is not executable" in done.stderr
 
 
+@pytest.mark.slow
 def test_kiosk_install_twice_changes_nothing(pi_root: Path) -> None:
     install(pi_root, "--rotate", "180", "--panel", "7inch")
     first = listing(pi_root, times=True)
@@ -156,6 +163,7 @@ def test_kiosk_install_twice_changes_nothing(pi_root: Path) -> None:
     assert not any(line.startswith(("wrote", "linked", "edited", "made", "backed")) for line in again.stdout.splitlines())
 
 
+@pytest.mark.slow
 def test_kiosk_uninstall_leaves_the_tree_exactly_as_before(pi_root: Path) -> None:
     before = listing(pi_root)
     install(pi_root, "--rotate", "90", "--panel", "touch-display-2")
@@ -168,6 +176,7 @@ def test_kiosk_uninstall_leaves_the_tree_exactly_as_before(pi_root: Path) -> Non
     assert (again.returncode, again.stdout) == (0, f"nothing to remove: no kiosk is installed under {pi_root}\n")
 
 
+@pytest.mark.slow
 def test_kiosk_install_option_change_replaces_its_own_edits(pi_root: Path) -> None:
     install(pi_root, "--rotate", "90", "--panel", "touch-display-2")
     install(pi_root, "--rotate", "180", "--panel", "7inch", pin="")
@@ -177,6 +186,7 @@ def test_kiosk_install_option_change_replaces_its_own_edits(pi_root: Path) -> No
     assert "rotation = 180" in (pi_root / "etc/table-companion/kivy.ini").read_text().splitlines()
 
 
+@pytest.mark.slow
 def test_kiosk_uninstall_keeps_what_changed_since(pi_root: Path) -> None:
     """The app rewrote its config and the host added a boot option: both survive the uninstall."""
     before = listing(pi_root)
@@ -195,6 +205,7 @@ def test_kiosk_uninstall_keeps_what_changed_since(pi_root: Path) -> None:
     assert {p for p in before if before[p] != after.get(p)} == {"/boot/firmware/cmdline.txt"}
 
 
+@pytest.mark.slow
 def test_kiosk_install_backs_up_a_file_it_replaces(pi_root: Path) -> None:
     getty = pi_root / "etc/systemd/system/getty@tty1.service"
     getty.write_text("[Service]\nExecStart=-/sbin/agetty --autologin pi tty1\n")
@@ -206,6 +217,7 @@ def test_kiosk_install_backs_up_a_file_it_replaces(pi_root: Path) -> None:
     assert listing(pi_root) == before
 
 
+@pytest.mark.slow
 def test_kiosk_install_dry_run_prints_everything_and_changes_nothing(pi_root: Path) -> None:
     before = listing(pi_root, times=True)
     done = companion(*INSTALL, "--root", str(pi_root), "--dry-run")
@@ -226,6 +238,7 @@ def test_kiosk_install_dry_run_prints_everything_and_changes_nothing(pi_root: Pa
     assert "would write" in out and "would make directory" in out
 
 
+@pytest.mark.slow
 def test_kiosk_install_bad_pin_writes_nothing(pi_root: Path) -> None:
     before = listing(pi_root)
     done = companion(*INSTALL, "--root", str(pi_root), stdin="12ab\n")
@@ -245,6 +258,7 @@ def test_kiosk_install_bad_pin_writes_nothing(pi_root: Path) -> None:
     (["--user", "pi", "--companion", '/opt/a"b/companion'], "companion: --companion: systemd cannot run a program whose path holds quotes, backslashes or control characters: move it (got '/opt/a\"b/companion')"),
     (["--user", "pi", "--display", "cage"], "companion: kiosk install: the kiosk needs cage here, and it is not installed: sudo apt-get install cage xwayland, then install again (or see the README for building Kivy against the system's SDL2)"),
 ])
+@pytest.mark.slow
 def test_kiosk_install_bad_input_is_one_line_and_exit_2(pi_root: Path, args: list[str], message: str) -> None:
     before = listing(pi_root)
     done = companion("kiosk", "install", "--root", str(pi_root), *args, stdin=PIN + "\n")
@@ -252,6 +266,7 @@ def test_kiosk_install_bad_input_is_one_line_and_exit_2(pi_root: Path, args: lis
     assert listing(pi_root) == before
 
 
+@pytest.mark.slow
 def test_kiosk_install_root_must_exist(tmp_path: Path) -> None:
     done = companion(*INSTALL, "--root", str(tmp_path / "nope"), stdin=PIN + "\n")
     assert (done.returncode, done.stderr) == (
@@ -274,6 +289,7 @@ def test_kiosk_commands_need_root_on_the_live_system(monkeypatch: pytest.MonkeyP
         assert err.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_kiosk_status_says_what_is_installed(pi_root: Path) -> None:
     done = companion("kiosk", "status", "--root", str(pi_root), "--json")
     assert done.returncode == 1 and json.loads(done.stdout)["installed"] is False
@@ -288,6 +304,7 @@ def test_kiosk_status_says_what_is_installed(pi_root: Path) -> None:
     assert "          /etc/sysctl.d/90-table-companion.conf: changed" in done.stdout
 
 
+@pytest.mark.slow
 def test_kiosk_manifest_lists_every_change_and_no_secret(pi_root: Path) -> None:
     install(pi_root)
     manifest = json.loads((pi_root / "etc/table-companion/kiosk-manifest.json").read_text())
@@ -311,6 +328,7 @@ def test_kiosk_config_written_is_valid_toml_every_key_known() -> None:
                    "paths": {"database": units.DATABASE_PATH}}
 
 
+@pytest.mark.slow
 def test_kiosk_uninstall_leaves_what_the_host_had_already(pi_root: Path) -> None:
     """A mask the host made, and a file already as install would write it, are theirs: they stay."""
     (pi_root / "etc/systemd/system/getty@tty1.service").symlink_to("/dev/null")

@@ -67,11 +67,13 @@ def drive(journey: str, tmp_path: Path, display: str, rotate: int = 0,
     return results(out)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rotate", [0, 90])
 def test_kiosk_app_cannot_be_left_and_listens_on_no_port(tmp_path: Path, display: str, rotate: int) -> None:
     assert drive("lockdown", tmp_path, display, rotate) == [{"ok": True, "listening": [], "rotation": rotate}]
 
 
+@pytest.mark.slow
 def test_kiosk_app_pin_locks_out_then_the_host_shuts_down(tmp_path: Path, display: str) -> None:
     runtime = tmp_path / "run"
     runtime.mkdir()
@@ -79,6 +81,7 @@ def test_kiosk_app_pin_locks_out_then_the_host_shuts_down(tmp_path: Path, displa
     assert out == [{"ok": True, "requests": ["poweroff"]}]
 
 
+@pytest.mark.slow
 def test_kiosk_app_watchdog_is_fed_by_the_ui_loop_and_stops_when_it_blocks(tmp_path: Path, display: str) -> None:
     """Waits are for datagrams and lines (deadlines scaled by the slowdown). The one wait that
     must see nothing, while the loop stands still, cannot pass by luck: the loop is blocked on
@@ -134,6 +137,7 @@ def test_kiosk_app_watchdog_is_fed_by_the_ui_loop_and_stops_when_it_blocks(tmp_p
     sock.close()
 
 
+@pytest.mark.slow
 def test_kiosk_run_without_a_display_is_one_line_and_kept_for_the_fallback(tmp_path: Path) -> None:
     config, ini, env = kiosk_files(tmp_path)
     env = {k: v for k, v in {**os.environ, **env}.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY",
@@ -146,6 +150,7 @@ def test_kiosk_run_without_a_display_is_one_line_and_kept_for_the_fallback(tmp_p
     assert (config.parent / "last-error.txt").read_text() == message + "\n"
 
 
+@pytest.mark.slow
 def test_kiosk_run_refuses_a_config_not_in_kiosk_mode(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text("[ui]\nkiosk = false\n")

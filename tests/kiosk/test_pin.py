@@ -29,6 +29,7 @@ pins = st.from_regex(r"[0-9]{4,8}", fullmatch=True)
 CHEAP = MIN_COST_N  # tests hash cheaply; the config refuses hashes this cheap
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None)
 @given(pin=pins, other=pins)
 def test_pin_hash_round_trip(pin: str, other: str) -> None:
@@ -94,6 +95,7 @@ def test_pin_guard_locks_out_after_three_wrong_and_doubles() -> None:
     assert [guard.check("0000") for _ in range(3)][-1] == PinVerdict(False, 30.0)  # a right PIN starts afresh
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(tries=st.lists(st.tuples(st.sampled_from(["2468", "0000", "12"]), st.floats(0, 400)), max_size=12))
 def test_pin_guard_never_lets_a_wrong_pin_or_a_locked_pad_through(tries: list[tuple[str, float]]) -> None:
@@ -120,6 +122,7 @@ def test_pin_cheap_hash_in_config_refused() -> None:
         parse_config(f'[ui]\nadmin_pin_hash = "{hash_pin("1234", cost_n=CHEAP)}"\n', "c.toml")
 
 
+@pytest.mark.slow
 def test_pin_plain_config_stops_the_kiosk_with_one_line(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text('[ui]\nkiosk = true\nadmin_pin = "1234"\n')
@@ -131,6 +134,7 @@ def test_pin_plain_config_stops_the_kiosk_with_one_line(tmp_path: Path) -> None:
     assert (tmp_path / "last-error.txt").read_text() == done.stderr.removeprefix("companion: ")
 
 
+@pytest.mark.slow
 def test_pin_set_pin_migrates_a_plain_pin(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text('# the café table\n[ui]\nkiosk = true\nadmin_pin = "1234"  # old\n\n[timer]\ntick_hz = 5\n')
@@ -149,6 +153,7 @@ def test_pin_set_pin_migrates_a_plain_pin(tmp_path: Path) -> None:
     ("", "companion: PIN: none given: type it at the prompt, or give it as one line on standard input\n"),
     ("12\n", "companion: PIN: must be 4 to 8 digits (the PIN itself is not shown)\n"),
 ])
+@pytest.mark.slow
 def test_pin_set_pin_bad_pin_changes_nothing(tmp_path: Path, stdin: str, message: str) -> None:
     config = tmp_path / "config.toml"
     config.write_text("[ui]\nkiosk = true\n")

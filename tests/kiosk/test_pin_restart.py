@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from companion.pin import TRIES_FILE
 from tests.kiosk.conftest import ROOT
 from tests.kiosk.test_kiosk_app import kiosk_files, no_errors, results
@@ -15,6 +17,7 @@ from tests.kiosk.test_kiosk_app import kiosk_files, no_errors, results
 DRIVER = Path(__file__).with_name("pin_driver.py")
 
 
+@pytest.mark.slow
 def test_kiosk_app_lockout_goes_on_after_a_restart(tmp_path: Path, display: str) -> None:
     config, ini, env = kiosk_files(tmp_path)
     for journey in ("lock_out", "after_restart"):  # two starts of the app, one data folder

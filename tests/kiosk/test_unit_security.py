@@ -36,6 +36,7 @@ def stage(root: Path, *extra: str) -> None:
     assert (done.returncode, done.stderr) == (0, ""), done.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("display", ["kmsdrm", "cage"])
 def test_unit_security_kiosk_service_is_at_most_4_5(pi_root: Path, display: str) -> None:
     if display == "cage":
@@ -47,12 +48,14 @@ def test_unit_security_kiosk_service_is_at_most_4_5(pi_root: Path, display: str)
     assert level <= MAX_EXPOSURE, report
 
 
+@pytest.mark.slow
 def test_unit_security_fallback_page_is_at_most_4_5(pi_root: Path) -> None:
     stage(pi_root)
     level, report = exposure(pi_root, units.FALLBACK)
     assert level <= MAX_EXPOSURE, report
 
 
+@pytest.mark.slow
 def test_unit_security_kiosk_service_opens_only_its_devices(pi_root: Path) -> None:
     stage(pi_root)
     lines = (pi_root / "etc/systemd/system" / units.SERVICE).read_text().splitlines()
@@ -66,6 +69,7 @@ def test_unit_security_kiosk_service_opens_only_its_devices(pi_root: Path) -> No
             "CapabilityBoundingSet=", "UMask=0077"} <= set(lines)
 
 
+@pytest.mark.slow
 def test_unit_security_cage_may_write_only_the_users_runtime_folder(pi_root: Path) -> None:
     (pi_root / "usr/bin").mkdir(parents=True)
     (pi_root / "usr/bin/cage").write_text("#!/bin/sh\n")

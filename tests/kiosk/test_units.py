@@ -70,6 +70,7 @@ def verify_unit(tmp_path: Path, text: str, name: str = "probe.service") -> str:
     return done.stdout + done.stderr
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(path=paths)
 def test_unit_program_path_reaches_systemd_unchanged(tmp_path: Path, path: str) -> None:
@@ -101,6 +102,7 @@ def test_unit_environment_value_round_trips(value: str) -> None:
     assert unquote_word(word, dollars=False) == f"KIVY_HOME={value}"
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(name=st.one_of(st.from_regex(r"[a-z_][a-z0-9_-]{0,31}", fullmatch=True), st.text(max_size=40)))
 def test_unit_user_names_are_refused_or_land_verbatim(tmp_path: Path, name: str) -> None:
@@ -169,6 +171,7 @@ ours = st.sampled_from([
 @given(base=st.lists(st.one_of(tokens, st.sampled_from(["consoleblank=600", "video=DSI-1:800x480@60",
                                                           "video=HDMI-A-1:1920x1080@60", "quiet"])),
                      max_size=8), wanted=ours)
+@pytest.mark.slow
 def test_unit_cmdline_edit_undoes_exactly(base: list[str], wanted: list[str]) -> None:
     keys = [units.token_key(t) for t in base]
     if len(set(keys)) != len(keys):  # a line the kernel reads last-wins; one of a key is the real case
@@ -181,6 +184,7 @@ def test_unit_cmdline_edit_undoes_exactly(base: list[str], wanted: list[str]) ->
     assert (again, added2, removed2) == (new, added, removed)
 
 
+@pytest.mark.slow
 @given(members=st.lists(st.from_regex(r"[a-z]{1,6}", fullmatch=True), unique=True, max_size=4))
 def test_unit_group_members_undo_exactly(members: list[str]) -> None:
     lines = [f"video:x:44:{','.join(members)}", "pi:x:1000:"]

@@ -7,9 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.processes import Lines, runtime_dir
 from tests.slowdown import scaled
 from tests.ui.test_journeys import DRIVER, journey_env, scratch
+
+pytestmark = pytest.mark.slow
 
 
 def test_ui_accessory_button_pauses_and_the_app_survives_the_unplug(tmp_path: Path, display: str) -> None:

@@ -19,6 +19,9 @@ from tests.ui.test_journeys import DRIVER, ROOT, drive, first_result, journey_en
 QUICK = '[timer]\nwarnings_s = [3, 1.5]\n[timer.presets]\nnegotiation = 4\n[gpio]\nalarm_s = 1.0\n[ui]\nvolume = 40\n'
 
 
+pytestmark = pytest.mark.slow
+
+
 def test_ui_alarm_sounds_and_flashes_until_a_tap(tmp_path: Path, display: str) -> None:
     [out] = drive("alarm_sounds_and_flashes_until_tap", scratch(tmp_path, QUICK), display)
     assert out == {"ok": True, "played": ["warn-1", "warn-2", "alarm"]}

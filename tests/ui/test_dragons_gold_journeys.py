@@ -12,6 +12,9 @@ from tests.ui.test_journeys import drive, scratch
 COUNTDOWN = '[timer]\nwarnings_s = [8, 5]\n[timer.presets]\nnegotiation = 10\n[gpio]\nalarm_s = 0.4\n'
 
 
+pytestmark = pytest.mark.slow
+
+
 @pytest.mark.parametrize("size", ["800x480", "720x1280"])
 def test_ui_dragons_gold_sharing_dialog_countdown_pause_and_add(tmp_path: Path, display: str, size: str) -> None:
     [out] = drive("dragons_gold_sharing_countdown", scratch(tmp_path, COUNTDOWN), display, size=size)

@@ -8,6 +8,8 @@ import pytest
 
 from tests.ui.test_journeys import drive, scratch
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.parametrize("size", ["800x480", "1280x720"])
 def test_ui_drakon_secret_values_never_on_the_shared_screen(tmp_path: Path, display: str, size: str) -> None:

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.ui.test_journeys import drive, scratch
+
+pytestmark = pytest.mark.slow
 
 
 def test_ui_numpad_types_a_count(tmp_path: Path, display: str) -> None:

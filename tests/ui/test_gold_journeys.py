@@ -13,6 +13,9 @@ EXAMPLE_3 = {"scores": {"A": 45, "B": 45, "C": 41}, "pile_sizes": {"A": 8, "B": 
 EXAMPLE_4 = {"scores": {"X": 51, "Y": 51}, "pile_sizes": {"X": 11, "Y": 11}, "winners": ["X", "Y"]}
 
 
+pytestmark = pytest.mark.slow
+
+
 def test_ui_gold_example_3_colour_scoring_matches_the_cli(tmp_path: Path, display: str) -> None:
     assert drive("gold_scoring", scratch(tmp_path), display) == [EXAMPLE_3]
 

@@ -11,6 +11,8 @@ import pytest
 from tests.disks import SmallDisk, mounted_small_disk
 from tests.ui.test_journeys import drive, scratch
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.parametrize("size", ["800x480", "1280x720", "720x1280"])
 def test_ui_home_name_typed_on_the_keyboard(tmp_path: Path, display: str, size: str) -> None:

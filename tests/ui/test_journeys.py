@@ -26,6 +26,9 @@ JOURNEY_S = 100.0
 processes): under pytest-timeout's 120 s per test, so a hang ends here, with the journey's stderr."""
 
 
+pytestmark = pytest.mark.slow
+
+
 def scratch(tmp_path: Path, config: str = "") -> dict[str, str]:
     """The app's own data, config (*config* in it) and runtime folders in *tmp_path*: the
     runtime one so that its accessory ``auto`` finds no simulator another test started."""

@@ -13,6 +13,8 @@ import pytest
 
 from tests.ui.test_journeys import drive, scratch
 
+pytestmark = pytest.mark.slow
+
 
 def camera_env(tmp_path: Path, photo: str) -> dict[str, str]:
     from tests.ui.photo_scenes import set_up

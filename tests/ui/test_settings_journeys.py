@@ -9,6 +9,8 @@ import pytest
 
 from tests.ui.test_journeys import drive, scratch
 
+pytestmark = pytest.mark.slow
+
 
 def test_ui_settings_new_pin_typed_twice(tmp_path: Path, display: str) -> None:
     [out] = drive("pin_twice", scratch(tmp_path), display)

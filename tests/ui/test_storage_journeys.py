@@ -20,6 +20,9 @@ from tests.ui.test_journeys import ROOT, drive, scratch
 LONG = '[timer.presets]\nnegotiation = 600\n'
 
 
+pytestmark = pytest.mark.slow
+
+
 @pytest.fixture
 def small_disk() -> Iterator[SmallDisk]:
     yield from mounted_small_disk()

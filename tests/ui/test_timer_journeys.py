@@ -17,6 +17,9 @@ LONG = '[timer.presets]\nnegotiation = 600\nmarket = 600\n'
 """Presets that cannot run out (and ring, swallowing a tap) while a slow display is driven."""
 
 
+pytestmark = pytest.mark.slow
+
+
 def test_ui_timer_paused_look_and_back(tmp_path: Path, display: str) -> None:
     assert drive("timer_paused_look", scratch(tmp_path, LONG), display) == [{"ok": True}]
 

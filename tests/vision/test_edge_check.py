@@ -39,6 +39,7 @@ def learned(seed: int):  # type: ignore[no-untyped-def]
     return cal, learn_track(empty.image, cal, empty.layout, empty.seeds_mm)
 
 
+@pytest.mark.slow
 def test_printed_marker_sheet_photographed_back_is_true_size() -> None:
     layout = load_layout()
     pages, placed = markers.render_sheet(layout, dpi=300)
@@ -61,6 +62,7 @@ def test_printed_marker_sheet_photographed_back_is_true_size() -> None:
     assert max(errors) < 0.35  # every marker where the sheet says, at the size printed on it
 
 
+@pytest.mark.slow
 def test_calibration_is_sub_millimetre_and_reports_its_markers() -> None:
     empty, _ = scenes(11)
     cal = calibrate(empty.image, empty.layout, lens_of(empty))
@@ -96,6 +98,7 @@ def test_a_bumped_camera_is_noticed(tmp_path: Path) -> None:
     assert not again.is_bumped({})  # nothing seen: nothing to say it moved
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", SEEDS)
 def test_learned_track_follows_the_printed_edge(seed: int) -> None:
     empty, _ = scenes(seed)
@@ -126,6 +129,7 @@ def test_a_seed_off_the_track_is_refused() -> None:
         learn_track(empty.image, cal, empty.layout, [(-5.0, 10.0)])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", SEEDS)
 def test_edge_verdicts_and_clearances_match_the_truth(seed: int) -> None:
     _empty, scene = scenes(seed)
@@ -165,6 +169,7 @@ def geometry_place(points: np.ndarray, theta: float) -> np.ndarray:
     return geometry.place(np.asarray(points, np.float64), 0.0, 0.0, theta)
 
 
+@pytest.mark.slow
 def test_a_real_template_is_measured_from_a_photo() -> None:
     """A 300 template (its two markers) lying on a dark cloth: its outline comes back in its own frame."""
     from vision.pieces import measure_outline

@@ -111,6 +111,7 @@ def test_clearance_sees_a_hole_as_an_edge() -> None:
 @settings(max_examples=200)
 @given(st.floats(-500, 500), st.floats(-500, 500), st.floats(-math.pi, math.pi),
        st.lists(st.tuples(st.floats(-50, 50), st.floats(-50, 50)), min_size=3, max_size=12, unique=True))
+@pytest.mark.slow
 def test_rigid_fit_recovers_a_rigid_motion(tx: float, ty: float, theta: float, pts: list[tuple[float, float]]) -> None:
     src = np.asarray(pts)
     if np.linalg.matrix_rank(src - src.mean(axis=0)) < 2:

@@ -217,6 +217,7 @@ BROKEN = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(BROKEN))
 def test_vision_read_refuses_a_broken_image_in_one_line(tmp_path: Path, name: str) -> None:
     data, why = BROKEN[name]
@@ -230,6 +231,7 @@ def test_vision_read_refuses_a_broken_image_in_one_line(tmp_path: Path, name: st
     assert done.stdout == ""
 
 
+@pytest.mark.slow
 def test_vision_silences_opencvs_own_log(tmp_path: Path) -> None:
     """A camera that is not there: OpenCV's ``[ WARN:...]`` lines stay off stderr, leaving the one line."""
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "data")}

@@ -115,6 +115,7 @@ def calibration(views: Views) -> LensCalibration:
 
 # --- calibrate_lens ------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_calibrate_lens_recovers_focal_lengths_and_principal_point(views: Views, calibration: LensCalibration) -> None:
     k, w = views.lens.K, SIZE[0]
     assert calibration.size == SIZE and calibration.views == CALIBRATION_VIEWS
@@ -125,6 +126,7 @@ def test_calibrate_lens_recovers_focal_lengths_and_principal_point(views: Views,
     assert 0 < calibration.rms_px < 1.0
 
 
+@pytest.mark.slow
 def test_calibrate_lens_undistorted_points_match_pinhole_projection(views: Views,
                                                                    calibration: LensCalibration) -> None:
     # Judged where the calibration views saw the board: beyond that a lens model extrapolates.

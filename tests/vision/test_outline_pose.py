@@ -76,6 +76,7 @@ def scene(colour: tuple[int, int, int], strip_shift_mm: float = 0.0):  # type: i
     return image, spec, seen, cal, Track(truth), true_clearance
 
 
+@pytest.mark.slow
 def test_a_long_template_on_one_marker_is_placed_by_its_outline() -> None:
     image, spec, seen, cal, track, true_clearance = scene(MAGENTA)
     loose = read_piece(spec, seen, cal, track)  # type: ignore[arg-type]
@@ -88,6 +89,7 @@ def test_a_long_template_on_one_marker_is_placed_by_its_outline() -> None:
 
 @pytest.mark.parametrize(("colour", "shift"), [(SKY, 0.0), (MAGENTA, 6.0)],
                          ids=["the colour of the track", "6 mm off its marker"])
+@pytest.mark.slow
 def test_an_outline_that_cannot_be_trusted_leaves_the_markers_pose(colour: tuple[int, int, int],
                                                                    shift: float) -> None:
     image, spec, seen, cal, track, _true = scene(colour, shift)

@@ -96,6 +96,7 @@ def test_picamera_missing_from_a_venv_without_system_packages_says_so(
                                              (NUMPY_1X, "compiled using NumPy 1.x"),
                                              (ARRAY_API, "multiarray failed to import")],
                          ids=["dtype-size", "numpy-1x", "array-api"])
+@pytest.mark.slow
 def test_picamera_check_simplejpeg_for_another_numpy_names_the_fix(tmp_path: Path, error: str, sign: str) -> None:
     site = stage(tmp_path, {"picamera2/__init__.py": "import numpy\nfrom .encoders import JpegEncoder\n",
                             "picamera2/encoders.py": "import simplejpeg\nJpegEncoder = None\n",
@@ -111,6 +112,7 @@ def test_picamera_check_simplejpeg_for_another_numpy_names_the_fix(tmp_path: Pat
     assert done.stdout == "simplejpeg\n"
 
 
+@pytest.mark.slow
 def test_picamera_check_unknown_module_for_another_numpy_suggests_the_pin(tmp_path: Path) -> None:
     site = stage(tmp_path, {"picamera2/__init__.py": "import pidng\n",
                             "pidng/__init__.py": DTYPE_SIZE + "\n"})
@@ -133,6 +135,7 @@ def test_picamera_check_other_failure_is_one_line_with_the_error(tmp_path: Path)
                                      "no /dev/dma_heap")
 
 
+@pytest.mark.slow
 def test_picamera2_source_numpy_mismatch_is_one_camera_error(tmp_path: Path) -> None:
     site = stage(tmp_path, {"picamera2/__init__.py": "import simplejpeg\n",
                             "simplejpeg/__init__.py": DTYPE_SIZE + "\n"})
@@ -144,6 +147,7 @@ def test_picamera2_source_numpy_mismatch_is_one_camera_error(tmp_path: Path) -> 
     assert done.stdout.startswith("NumpyMismatch picamera2 does not load with this Python's numpy"), done.stderr
 
 
+@pytest.mark.slow
 def test_doctor_reports_the_numpy_mismatch(tmp_path: Path) -> None:
     site = stage(tmp_path, {"picamera2/__init__.py": "import simplejpeg\n",
                             "simplejpeg/__init__.py": DTYPE_SIZE + "\n"})

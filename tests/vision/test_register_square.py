@@ -54,6 +54,7 @@ def _photo(page: np.ndarray, seed: int = 0) -> np.ndarray:
     return np.clip(photo, 0, 255).astype(np.uint8)
 
 
+@pytest.mark.slow
 def test_the_square_flattens_to_the_library_scale_and_the_piece_measures_true() -> None:
     flat = rs.flatten(_photo(_page_with("knight")))
     assert flat is not None and flat.shape[:2] == (round(rs.SQUARE_MM * PX_PER_MM),) * 2
@@ -87,6 +88,7 @@ def _companion(*args: str) -> subprocess.CompletedProcess[str]:
                           check=False)
 
 
+@pytest.mark.slow
 def test_register_from_the_camera_then_read_the_piece_on_the_table(tmp_path: Path) -> None:
     """Every card face registered through the camera (here a photo file as the camera source)
     on the square; then a table with one of them is read."""
@@ -111,6 +113,7 @@ def test_register_from_the_camera_then_read_the_piece_on_the_table(tmp_path: Pat
     assert [(p.kind, p.front) for p in result.pieces] == [("card", "wizard")]
 
 
+@pytest.mark.slow
 def test_register_from_the_camera_without_the_square_or_with_a_wrong_size_is_one_line(tmp_path: Path) -> None:
     no_square = tmp_path / "table.png"
     cv2.imwrite(str(no_square), np.full((480, 640, 3), 90, np.uint8))
@@ -127,6 +130,7 @@ def test_register_from_the_camera_without_the_square_or_with_a_wrong_size_is_one
     assert not (tmp_path / "lib").exists()  # nothing half-made
 
 
+@pytest.mark.slow
 def test_the_square_prints_at_true_size(tmp_path: Path) -> None:
     done = _companion("vision", "markers", "--register-square", "--out", str(tmp_path / "square"), "--json")
     assert done.returncode == 0, done.stderr

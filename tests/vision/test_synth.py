@@ -113,6 +113,7 @@ def typical() -> list[synth.Scene]:
 # --- determinism --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_same_seed_same_scene_other_seed_other_scene() -> None:
     a = synth.random_scene(11, size=(640, 360))
     b = synth.random_scene(11, size=(640, 360))
@@ -125,6 +126,7 @@ def test_same_seed_same_scene_other_seed_other_scene() -> None:
     assert not np.array_equal(a.image, c.image) and not a.track.equals(c.track)
 
 
+@pytest.mark.slow
 def test_effects_and_emptiness_leave_the_geometry_alone(clean: list[synth.Scene]) -> None:
     noisy = synth.random_scene(0, size=(640, 360))
     empty = synth.random_scene(0, size=(640, 360), empty=True, effects=synth.Effects.none())
@@ -167,6 +169,7 @@ def test_homography_is_the_undistorted_projection_at_that_height() -> None:
 # --- the picture is where the truth says --------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_table_marker_edges_are_exact(clean: list[synth.Scene]) -> None:
     """Corners rebuilt from the rendered edges (not ArUco) sit on the projected layout corners."""
     errors = []
@@ -197,6 +200,7 @@ def test_every_marker_is_found_without_effects(clean: list[synth.Scene]) -> None
             assert np.linalg.norm(found[mid] - corners, axis=1).max() < 2.0, mid
 
 
+@pytest.mark.slow
 def test_markers_are_found_in_typical_scenes(typical: list[synth.Scene]) -> None:
     piece_markers = piece_found = 0
     for scene in typical:
@@ -211,6 +215,7 @@ def test_markers_are_found_in_typical_scenes(typical: list[synth.Scene]) -> None
     assert piece_markers >= 15 and piece_found >= 0.95 * piece_markers
 
 
+@pytest.mark.slow
 def test_track_edge_is_the_inner_edge_of_the_dark_line() -> None:
     scene = synth.random_scene(21, empty=True, effects=synth.Effects.none())
     gray = cv2.cvtColor(scene.image, cv2.COLOR_BGR2GRAY).astype(np.float32)
@@ -241,6 +246,7 @@ def test_track_edge_is_the_inner_edge_of_the_dark_line() -> None:
 # --- the truth itself ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_piece_truth_is_consistent(clean: list[synth.Scene], typical: list[synth.Scene]) -> None:
     for scene in clean + typical:
         area = geometry.polygon(np.array([[0, 0], [800, 0], [800, 500], [0, 500]], np.float64))
@@ -262,6 +268,7 @@ def test_piece_truth_is_consistent(clean: list[synth.Scene], typical: list[synth
                     (contact and a.polygon.intersection(b.polygon).area < 100)
 
 
+@pytest.mark.slow
 def test_pieces_mostly_sit_at_the_edge() -> None:
     rng = np.random.default_rng(5)
     clearances = []

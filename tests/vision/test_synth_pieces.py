@@ -47,6 +47,7 @@ def _ncc(a: np.ndarray, b: np.ndarray) -> float:
 # -- the art and the library -----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_art_is_deterministic_per_seed_and_varies_with_it() -> None:
     a, b, c = sp.piece_art.__wrapped__(0), sp.piece_art.__wrapped__(0), sp.piece_art.__wrapped__(1)
     assert set(a) == {"coin", "chamber", "card"}
@@ -78,6 +79,7 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> Library:
     return sp.make_library(tmp_path_factory.mktemp("pieces") / "library")
 
 
+@pytest.mark.slow
 def test_library_holds_every_face_as_drawn(library: Library) -> None:
     art = sp.piece_art(0)
     assert library.kinds() == tuple(sorted(art))
@@ -105,6 +107,7 @@ def _small(image: np.ndarray) -> np.ndarray:
 # -- the scenes ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_scene_is_deterministic_per_seed() -> None:
     a = sp.random_piece_scene(3)
     b = sp.random_piece_scene(3, with_empty=False)
@@ -128,6 +131,7 @@ def test_scene_is_deterministic_per_seed() -> None:
     assert diff[~far].mean() > 2 * diff[far].mean()
 
 
+@pytest.mark.slow
 def test_scene_truth_is_consistent() -> None:
     overlapping = down = 0
     kinds: set[str] = set()
@@ -204,6 +208,7 @@ def _report(name: str, outcomes: list[str]) -> float:
     return share
 
 
+@pytest.mark.slow
 def test_read_cards_and_tiles_lying_alone_mostly_right(reads: Reads) -> None:
     big = {"card", "chamber"}
     with_empty = _report("cards and tiles alone, with the empty frame", _outcomes(reads.empty, big, alone=True))
@@ -213,6 +218,7 @@ def test_read_cards_and_tiles_lying_alone_mostly_right(reads: Reads) -> None:
     assert plain >= 0.75  # measured 0.85 (41/48)
 
 
+@pytest.mark.slow
 def test_read_reports_no_distractor_or_wrong_piece_as_known(reads: Reads) -> None:
     for scores in (reads.plain, reads.empty):
         for scene, score in zip(reads.scenes, scores, strict=True):
@@ -247,6 +253,7 @@ def test_read_most_of_all_pieces(reads: Reads) -> None:
     assert _report("all pieces", outcomes) >= 0.88  # measured 0.95 (87/92)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["coin", "chamber", "card"])
 def test_every_face_reads_back_from_a_sharp_top_down_view(library: Library, kind: str) -> None:
     """Every face laid in a row on a dark cloth, a piece's size apart, and read at the
@@ -277,6 +284,7 @@ def test_every_face_reads_back_from_a_sharp_top_down_view(library: Library, kind
             assert min(piece.angle_deg, 360 - piece.angle_deg) < 6
 
 
+@pytest.mark.slow
 def test_table_camera_reads_pieces_for_the_app(library: Library, tmp_path: Path) -> None:
     """The app's reading: the same pieces as :func:`read`, each with its outline in the
     frame's pixels, and the frame itself to draw them on; the empty table once remembered."""

@@ -111,6 +111,7 @@ def circuit() -> tuple[Polygon, list[tuple[float, float]]]:
     return Polygon(outer.exterior, [infield.exterior]), [(w / 2, h / 2 - 0.4 * h + 30)]
 
 
+@pytest.mark.slow
 def test_an_orange_line_on_a_light_track_is_followed_to_a_fraction_of_a_mm() -> None:
     """No darkness barrier: the orange line is nearly as bright as the sky-blue track."""
     truth, seeds = circuit()
@@ -120,6 +121,7 @@ def test_an_orange_line_on_a_light_track_is_followed_to_a_fraction_of_a_mm() -> 
     assert abs(track.region.area - truth.area) / truth.area < 0.01
 
 
+@pytest.mark.slow
 def test_islands_framed_by_the_line_are_holes_and_print_on_the_track_is_track() -> None:
     truth, seeds = circuit()
     _camera, _cal, (w, h) = camera_and_calibration()
@@ -136,6 +138,7 @@ def test_islands_framed_by_the_line_are_holes_and_print_on_the_track_is_track() 
     assert track.region.contains(Point(w / 2, h / 2 + 0.4 * h - 30))  # and the ring's middle
 
 
+@pytest.mark.slow
 def test_a_track_washed_out_by_glare_is_refused_where_it_happens() -> None:
     truth, seeds = circuit()
     _camera, _cal, (w, h) = camera_and_calibration()
@@ -176,6 +179,7 @@ def test_a_piece_edge_crossing_an_infield_between_its_corners_reaches_past_it() 
     assert geometry.clearance(piece, track).clearance_mm == pytest.approx(-10.0, abs=0.01)
 
 
+@pytest.mark.slow
 def test_learn_track_writes_only_a_track_that_checks_out_and_draws_either_way(tmp_path: Path) -> None:
     """Through the CLI: a refused track leaves no track file, one line on stderr, exit 2, and a
     picture of where; a learned one is saved, drawn, and checked against by check-flight."""
@@ -214,6 +218,7 @@ def test_learn_track_writes_only_a_track_that_checks_out_and_draws_either_way(tm
     assert json.loads(checked.stdout)["pieces"] == [] and cv2.imread(str(tmp_path / "f.png")) is not None
 
 
+@pytest.mark.slow
 def test_a_wide_band_of_print_along_the_edge_gives_the_true_track_or_a_refusal() -> None:
     """Print too wide to bridge that runs along the edge line: the learned edge must not follow it
     (a piece on the print would be called past the edge): the track comes back right, or is refused

@@ -116,6 +116,7 @@ PHONE_PHOTOS = {"20170106_205743", "nine-cards-mixed-20161230_192740"}
 """The two phone photos: white cards on a mottled grey board, each card a fifth of the frame."""
 
 
+@pytest.mark.slow
 @needs_photos
 def test_read_set_scenes_name_no_card_that_is_not_on_the_table(
         scene_reads: dict[str, tuple[list[str], ReadResult]]) -> None:
@@ -123,6 +124,7 @@ def test_read_set_scenes_name_no_card_that_is_not_on_the_table(
         assert {p.front for p in result.pieces} <= set(labels)
 
 
+@pytest.mark.slow
 @needs_photos
 def test_read_set_webcam_scenes_find_every_card(scene_reads: dict[str, tuple[list[str], ReadResult]]) -> None:
     counts = {name: (len(labels), len(result.pieces) + len(result.unknown))
@@ -140,6 +142,7 @@ def test_read_set_phone_photos_find_every_card(scene_reads: dict[str, tuple[list
 @needs_photos
 @pytest.mark.xfail(strict=True, reason="cards printed in thin lines, photographed by another camera "
                                        "than their references, mostly stay unknown (issue 27)")
+@pytest.mark.slow
 def test_read_set_photos_identifies_nine_in_ten(photo_readings: list[Reading]) -> None:
     right = [r for r in photo_readings if r.read_as == r.truth]
     wrong = [r for r in photo_readings if r.read_as != r.truth]
@@ -292,6 +295,7 @@ def test_a_face_of_another_metal_is_unknown_though_its_print_is_a_library_faces(
     assert [(round(u.center[0]), u.best) for u in result.unknown] == [(750, "coin/A")]
 
 
+@pytest.mark.slow
 @needs_photos
 def test_read_with_calibration_reports_mm_and_checks_size(set_library: Library) -> None:
     # table mm -> px: 3 px/mm, the table's origin at (40, 30) px
@@ -377,6 +381,7 @@ def twenty_cards() -> Iterator[tuple[np.ndarray, list[tuple[str, float]]]]:
     yield frame, placed
 
 
+@pytest.mark.slow
 def test_read_twenty_cards_in_a_1280x720_frame(
         set_library: Library, twenty_cards: tuple[np.ndarray, list[tuple[str, float]]]) -> None:
     frame, placed = twenty_cards

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 
 from tests.vision.reading.test_read import SCALE, TILE, cloth, put, tile_face
 from vision.library import Library, PieceKind, find_piece, frame_points
@@ -23,6 +24,7 @@ def _library(root: Path) -> Library:
     return library
 
 
+@pytest.mark.slow
 def test_a_tile_seen_at_a_slant_is_read_without_a_scale(tmp_path: Path) -> None:
     library = _library(tmp_path / "library")
     for name in FACES:
@@ -37,6 +39,7 @@ def test_a_tile_seen_at_a_slant_is_read_without_a_scale(tmp_path: Path) -> None:
         assert [p.front for p in read(photo, library).pieces] == [name]
 
 
+@pytest.mark.slow
 def test_tiles_laid_edge_to_edge_are_each_read_without_a_scale(tmp_path: Path) -> None:
     library = _library(tmp_path / "library")
     table = np.full((round(150 * SCALE), round(200 * SCALE), 3), (25, 25, 25), np.uint8)
@@ -49,6 +52,7 @@ def test_tiles_laid_edge_to_edge_are_each_read_without_a_scale(tmp_path: Path) -
     assert got == sorted((round(c[1] / 45), round(c[0] / 45), n) for n, c in laid)
 
 
+@pytest.mark.slow
 def test_tiles_near_the_edge_of_a_mat_are_read(tmp_path: Path) -> None:
     library = _library(tmp_path / "library")
     rng = np.random.default_rng(3)
