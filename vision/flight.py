@@ -191,7 +191,7 @@ def read_piece(spec: PieceSpec, seen: dict[int, np.ndarray], calibration: TableC
     contact = np.asarray(c.contact_mm)
     sigma_fit, factor = sigma_markers(contact), band_factor(dof)
     if image is not None and factor * sigma_fit > OUTLINE_WORTH_MM:
-        loose = band_factor(dof) * max(sigma_markers(p) for p in outline)
+        loose = factor * max(sigma_markers(p) for p in outline)
         refined = fit_outline(image, calibration, spec.outline_mm, spec.height_mm, rot, t, loose)
         # the outline's pose is taken where it is the surer of the two at the contact point
         if refined is not None and band_factor(refined.dof) * refined.sigma_at(contact) < factor * sigma_fit:

@@ -64,14 +64,13 @@ were independent."""
 class OutlinePose:
     """A piece's pose corrected by its outline: rotation, translation (table mm, as
     :func:`vision.flight.rigid_fit` gives them), the covariance of (x, y, turn) about the
-    centre it was fitted at, how many outline points it rests on, and their scatter (mm)."""
+    centre it was fitted at, and how many outline points it rests on."""
 
     rot: np.ndarray
     t: np.ndarray
     centre: np.ndarray
     covariance: np.ndarray
     points: int
-    scatter_mm: float
 
     @property
     def dof(self) -> int:
@@ -241,4 +240,4 @@ def fit_outline(image: np.ndarray, calibration: TableCalibration, outline_mm: np
     moved = (own_points @ rot.T + t) - (own_points @ first_rot.T + first_t)
     if float(np.max(np.hypot(*moved.T))) > loose_mm:
         return None  # the outline disagrees with the markers: something else was followed
-    return OutlinePose(rot, t, centre, covariance, int(inliers.sum()), scatter)
+    return OutlinePose(rot, t, centre, covariance, int(inliers.sum()))
