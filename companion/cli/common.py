@@ -6,7 +6,6 @@ import signal
 from collections.abc import Callable
 
 EXIT_OK, EXIT_USAGE, EXIT_CANCELLED = 0, 2, 130
-ADJUST_STEP_S = 10.0
 
 
 class UsageError(Exception):

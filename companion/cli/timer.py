@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from companion.cli.common import ADJUST_STEP_S, EXIT_CANCELLED, EXIT_OK, signals_interrupt
+from companion.cli.common import EXIT_CANCELLED, EXIT_OK, signals_interrupt
 from companion.clock import MonotonicClock
 from companion.config import Config, load_config
 from companion.durations import parse_duration
@@ -24,6 +24,9 @@ from firmware_bridge.gpio import (
     SandTimerPanel,
     choose_pin_factory,
 )
+
+ADJUST_STEP_S = 10.0
+"""The terminal timer's +/- keys add or take this many seconds."""
 
 
 def register(commands: Any) -> None:
