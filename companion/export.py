@@ -60,25 +60,13 @@ import json
 import math
 import unicodedata
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from types import MappingProxyType
 from typing import Any, Final
 from urllib.parse import quote
 
 from companion.errors import InvalidInput
-
-BGG_IDS: Final[Mapping[str, int]] = MappingProxyType({
-    # BoardGameGeek ids, by the game registry's key, only where one was found with evidence.
-    # Drakon (Third Edition): game 23107 in a public BGG-derived audit table, which names it
-    # as the keeper for "Drakon (Second Edition)" 61269 and "Drakon (Fourth Edition)" 171630;
-    # the same table has Catan 13, El Grande 93 and Big City 70, which are right.
-    "drakon": 23107,
-    # Not found, so absent (``BGG_IDS.get(key)`` is None): "dragons-gold" (Dragon's Gold,
-    # Faidutti, 2011 edition), "volatio", "gold" (Gold!, Schacht, ABACUSSPIELE 2011).
-})
-"""BoardGameGeek ids of the games we know (``BGG_IDS.get(game_key)``: None when unknown)."""
 
 BGSTATS_LINK_BASE: Final = "https://app.bgstatsapp.com/createPlay.html?data="
 """Where a push-format play goes, url-encoded (``bgstats://app.bgstatsapp.com/...`` also opens it)."""

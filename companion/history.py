@@ -10,11 +10,25 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from companion.export import BGG_IDS, FinishedPlay, PlayerResult
+from companion.export import FinishedPlay, PlayerResult
+from companion.games import GameInfo, games
 from companion.store import Store
 
-GAME_NAMES: Mapping[str, str] = {"dragons-gold": "Dragon's Gold", "volatio": "Volatio", "gold": "Gold!",
-                                 "drakon": "Drakon", "timer": "Sand-timer"}
+SAND_TIMER = "timer"
+"""The key a session without a game is stored under: the plain sand-timer."""
+
+
+def game_name(key: str) -> str:
+    """The name a stored game key is shown by, in English: a registered game's title, the
+    sand-timer's, or the key itself for a game no longer registered."""
+    if key == SAND_TIMER:
+        return "Sand-timer"
+    game = _game(key)
+    return game.title if game is not None else key
+
+
+def _game(key: str) -> GameInfo | None:
+    return next((g for g in games() if g.key == key), None)
 
 
 def play_from_log(session_id: int, store: Store) -> FinishedPlay | None:
@@ -36,7 +50,8 @@ def play_from_log(session_id: int, store: Store) -> FinishedPlay | None:
         for name in colours)
     if not players:
         return None
-    return FinishedPlay(game_key=game, game_name=GAME_NAMES.get(game, game), bgg_id=BGG_IDS.get(game),
+    return FinishedPlay(game_key=game, game_name=game_name(game),
+                        bgg_id=info.bgg_id if (info := _game(game)) is not None else None,
                         started_wall=started.t_wall, ended_wall=max(finished[-1].t_wall, started.t_wall),
                         players=players)
 

@@ -14,7 +14,7 @@ from companion.errors import InvalidInput
 def register(commands: Any) -> None:
     """Adds this group's subcommands to the ``companion`` parser's *commands*."""
     score = commands.add_parser("score", help="a game's end scoring from a JSON document")
-    score.add_argument("game", metavar="GAME", help="dragons-gold, gold or drakon")
+    score.add_argument("game", metavar="GAME", help=_scored_games())
     score.add_argument("file", nargs="?", default="-", metavar="FILE",
                        help="the JSON document (default or '-': standard input)")
     score.add_argument("--json", action="store_true", help="answer in JSON")
@@ -30,6 +30,14 @@ def register(commands: Any) -> None:
                        help="a spell played on this flight's template")
     speed.add_argument("--json", action="store_true", help="answer in JSON")
     speed.set_defaults(run=run_volatio_speed)
+
+
+def _scored_games() -> str:
+    """The keys of the games ``companion score`` answers for, as a phrase: "a, b or c"."""
+    from companion.games import games
+
+    keys = [g.key for g in games() if g.score_document is not None]
+    return " or ".join(filter(None, (", ".join(keys[:-1]), keys[-1]))) if keys else "none yet"
 
 
 def read_document(file: str) -> Any:

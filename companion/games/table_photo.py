@@ -33,11 +33,13 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from companion.errors import InvalidInput
-from companion.games import dragons_gold, drakon, drakon_sheet, gold, gold_sheet
+from companion.games import dragons_gold, drakon, gold
 from companion.games._input import expect_list, expect_object
 from companion.games.dragons_gold import Disc
+from companion.games.drakon import play as drakon_play
 from companion.games.gold import Card
-from companion.games.gold_sheet import SheetRefusal
+from companion.games.gold import sheet as gold_sheet
+from companion.games.gold.sheet import SheetRefusal
 
 Point = tuple[float, float]
 
@@ -425,15 +427,15 @@ def drakon_coins(doc: Mapping[str, Any], player: str, values: Iterable[str]) -> 
     """*player*'s coin worths from a photo of their coins at the reveal, in place of what the
     sheet held, checked as a tap on +1/+2/+3 is.
 
-    *doc* is a :func:`companion.games.drakon_sheet.sheet_document`.
+    *doc* is a :func:`companion.games.drakon_play.sheet_document`.
 
-    :raises InvalidInput: as :func:`companion.games.drakon_sheet.check_coins` (more coins than
+    :raises InvalidInput: as :func:`companion.games.drakon_play.check_coins` (more coins than
         the box holds), or naming ``player`` for one not on the sheet.
     """
     if player not in doc.get("players", {}):
         raise InvalidInput("player", player, "is not on the sheet")
     coins = coin_worths(values)
-    drakon_sheet.check_coins(doc, player, coins)
+    drakon_play.check_coins(doc, player, coins)
     return coins
 
 

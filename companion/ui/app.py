@@ -42,7 +42,7 @@ from companion.ui.home import HomeScreen
 from companion.ui.lang import TR
 from companion.ui.results import LineChart  # noqa: F401 - the history screen's kv names it
 from companion.ui.screens import GameScreen
-from companion.ui.services import GAMES, Services
+from companion.ui.services import Services, game_choices
 from companion.ui.settings import SettingsScreen
 from companion.ui.sound import Sounds
 from companion.ui.theme import THEME, register_font, rgb
@@ -167,9 +167,7 @@ class CompanionApp(App):  # type: ignore[misc]
                               SettingsScreen(name="settings", svc=self.svc, notify=notify,
                                              ports=self.hw.ports, cameras=self.hw.cameras,
                                              host=self.host if kiosk else None)]
-        for key, title in GAMES:
-            if key == "timer":
-                continue
+        for key, title in game_choices()[1:]:  # the sand-timer has its own screen
             own = screen_class(key)
             if own is not None:
                 screens.append(own(name=f"game:{key}", svc=self.svc, notify=notify))

@@ -21,7 +21,8 @@ from kivy.uix.popup import Popup
 from kivy.uix.widget import Widget
 
 from companion.export import FinishedPlay, to_bgstats, to_bgstats_link, to_csv
-from companion.history import GAME_NAMES, finished_plays
+from companion.games import games
+from companion.history import finished_plays
 from companion.ui.lang import TR
 from companion.ui.screens import BaseScreen
 from companion.ui.theme import PLAYER_RGB, THEME, rgb
@@ -53,8 +54,7 @@ class HistoryScreen(BaseScreen):
             return
         filters = self.ids.filters
         filters.clear_widgets()
-        for key in ("", "dragons-gold", "volatio", "gold", "drakon"):
-            title = TR._(GAME_NAMES[key]) if key else TR._("All games")
+        for key, title in [("", TR._("All games")), *((g.key, TR._(g.title)) for g in games())]:
             b = TouchButton(text=title, selected=key == self.game, size_hint_x=max(6, len(title)) + 2)
             b.bind(on_release=lambda _b, k=key: self.choose(k))
             filters.add_widget(b)

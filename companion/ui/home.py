@@ -18,7 +18,7 @@ from typing import Any
 from kivy.clock import Clock
 from kivy.core.text import Label as CoreLabel
 from kivy.lang import Builder
-from kivy.properties import BooleanProperty, ListProperty, ObjectProperty, StringProperty
+from kivy.properties import BooleanProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 
 from companion.errors import CompanionError
@@ -27,7 +27,7 @@ from companion.session import PLAYER_COLOURS, Player
 from companion.ui.keyboard import ALPHABETS, NameKeyboard
 from companion.ui.lang import TR
 from companion.ui.screens import BaseScreen
-from companion.ui.services import GAMES
+from companion.ui.services import game_choices
 from companion.ui.theme import FONT_NAME, PLAYER_RGB, THEME, rgb
 from companion.ui.widgets import TouchButton
 
@@ -38,7 +38,7 @@ MAX_PLAYERS = 6
 
 
 def player_range(game: str) -> tuple[int, int] | None:
-    """The fewest and most players *game* (a key of :data:`GAMES`) is for; None for any count
+    """The fewest and most players *game* (a key of :func:`game_choices`) is for; None for any count
     (the sand-timer)."""
     if game == "timer":
         return None
@@ -64,6 +64,8 @@ class HomeScreen(BaseScreen):
     """True while the players at the table are as many as the chosen game is for."""
     range_note = StringProperty("")
     """How many players the chosen game is for, shown on Start ("3–6 players")."""
+    choices = NumericProperty(5)
+    """How many buttons the game row holds: the sand-timer and each registered game."""
     # Not named on_*: Kivy takes on_* keyword arguments as event bindings.
     choose_language: Callable[[str], None] = ObjectProperty(lambda _lang: None)
     session_started: Callable[[str], None] = ObjectProperty(lambda _game: None)
@@ -108,7 +110,9 @@ class HomeScreen(BaseScreen):
     def _build_games(self) -> None:
         grid = self.ids.games
         grid.clear_widgets()
-        for key, title in GAMES:
+        choices = game_choices()
+        self.choices = len(choices)
+        for key, title in choices:
             button = TouchButton(text=TR._(title), selected=key == self.game)
             button.game_key = key
             button.bind(on_release=lambda b: self.choose_game(b.game_key))
@@ -120,7 +124,7 @@ class HomeScreen(BaseScreen):
         span = player_range(self.game)
         if span is None or span[0] <= len(self.players) <= span[1]:
             return None
-        title = next(t for k, t in GAMES if k == self.game)
+        title = next(t for k, t in game_choices() if k == self.game)
         return TR._("{game} is for {low} to {high} players ({count} at the table)").format(
             game=TR._(title), low=span[0], high=span[1], count=len(self.players))
 

@@ -13,16 +13,16 @@ from typing import Any
 from companion.clock import Clock
 from companion.config import Config, save_settings
 from companion.events import EventBus
+from companion.games import games
+from companion.history import SAND_TIMER, game_name
 from companion.session import Player, TableSession
 from companion.store import Store
 
-GAMES: tuple[tuple[str, str], ...] = (
-    ("timer", "Sand-timer"),
-    ("dragons-gold", "Dragon's Gold"),
-    ("volatio", "Volatio"),
-    ("gold", "Gold!"),
-    ("drakon", "Drakon"),
-)
+
+def game_choices() -> list[tuple[str, str]]:
+    """What Home offers, in order, as ``(key, English title)``: the sand-timer, then every
+    registered game (:data:`companion.games.PACKAGES`)."""
+    return [(SAND_TIMER, game_name(SAND_TIMER)), *((g.key, g.title) for g in games())]
 
 
 @dataclass
@@ -65,7 +65,7 @@ class Services:
 
     def ensure_session(self) -> TableSession:
         """The running session, or a plain sand-timer one if nothing was started yet."""
-        return self.session if self.session is not None else self.start_session("timer", [])
+        return self.session if self.session is not None else self.start_session(SAND_TIMER, [])
 
     def save(self, changes: dict[str, Any]) -> Config:
         self.config = save_settings(self.config_path, changes)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from companion.errors import InvalidInput
 from companion.games import drakon
 from companion.games.drakon import AbilityCounter, AbilityRefused, Hero
-from companion.games.drakon_sheet import (
+from companion.games.drakon.play import (
     DrakonPlay,
     check_coins,
     coins_of,

@@ -9,9 +9,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from companion.errors import InvalidInput
-from companion.games import gold, gold_sheet
+from companion.games import gold
 from companion.games.gold import Colour
-from companion.games.gold_sheet import (
+from companion.games.gold import sheet as gold_sheet
+from companion.games.gold.sheet import (
     AllCardsEntered,
     NoCopyLeft,
     SheetWarning,

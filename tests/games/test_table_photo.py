@@ -11,9 +11,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from companion.errors import InvalidInput
-from companion.games import dragons_gold, drakon, drakon_sheet, gold, gold_sheet
+from companion.games import dragons_gold, drakon, gold
 from companion.games.dragons_gold import Disc
-from companion.games.gold_sheet import AllCardsEntered, NoCopyLeft
+from companion.games.drakon import play as drakon_play
+from companion.games.gold import sheet as gold_sheet
+from companion.games.gold.sheet import AllCardsEntered, NoCopyLeft
 from companion.games.table_photo import (
     DRAGONS_GOLD_PIECES,
     DRAKON_PIECES,
@@ -319,13 +321,13 @@ def test_dragons_gold_counts_are_taken_exactly_when_the_sheet_would_score(others
 
 
 def test_drakon_coins_replace_the_players_coins() -> None:
-    doc = drakon_sheet.sheet_document({"players": {"Anna": {"coins": [1]}, "Bence": {"coins": [3]}}},
+    doc = drakon_play.sheet_document({"players": {"Anna": {"coins": [1]}, "Bence": {"coins": [3]}}},
                                       ["Anna", "Bence"])
     assert drakon_coins(doc, "Anna", ["2", "3", "1"]) == [3, 2, 1]
 
 
 def test_drakon_coins_refuse_more_than_the_box_holds() -> None:
-    doc = drakon_sheet.sheet_document({"players": {"Anna": {"coins": []}, "Bence": {"coins": [1] * 20}}},
+    doc = drakon_play.sheet_document({"players": {"Anna": {"coins": []}, "Bence": {"coins": [1] * 20}}},
                                       ["Anna", "Bence"])
     assert len(drakon_coins(doc, "Anna", ["3"] * 8)) == 8
     with pytest.raises(InvalidInput):

@@ -424,7 +424,7 @@ def test_cards_per_symbol_one_card_each() -> None:
 
 
 def test_cards_per_symbol_off_one_card_per_flight(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(v, "CARDS_PER_SYMBOL", False)
+    monkeypatch.setattr(v.rules, "CARDS_PER_SYMBOL", False)
     assert v.draw_cards(dragon(hand=0), 2)[0].hand == 1
 
 
@@ -437,13 +437,13 @@ def test_energy_limit_fifth_token_refused() -> None:
 
 
 def test_gains_before_losses_off_loss_first(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(v, "GAINS_BEFORE_LOSSES", False)
+    monkeypatch.setattr(v.rules, "GAINS_BEFORE_LOSSES", False)
     mage, _ = v.resolve_flight(dragon(energy=4), Flight(energy_field=True, traps=(1,)))
     assert mage.energy == 4  # the digest: "applying the loss first would give 4"
 
 
 def test_gains_before_losses_off_fatigued_dragon_gets_no_field(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(v, "GAINS_BEFORE_LOSSES", False)
+    monkeypatch.setattr(v.rules, "GAINS_BEFORE_LOSSES", False)
     mage, events = v.resolve_flight(dragon(energy=0, hand=0), Flight(energy_field=True, traps=(1,)))
     assert mage.energy == 2 and not any(isinstance(e, DebilitatusDiscarded) for e in events)
 
@@ -480,7 +480,7 @@ def test_fatigue_discards_laid_card() -> None:
 
 
 def test_fatigue_discards_laid_card_off_keeps_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(v, "FATIGUE_DISCARDS_LAID_CARD", False)
+    monkeypatch.setattr(v.rules, "FATIGUE_DISCARDS_LAID_CARD", False)
     mage, events = v.lose_energy(dragon(energy=0, hand=2, laid=True), 1)
     assert (mage.hand, mage.laid) == (0, True) and events[-1] == SpellCardsDiscarded(2)
 
@@ -491,7 +491,7 @@ def test_fatigue_forgives_shortfall_new_tokens_kept() -> None:
 
 
 def test_fatigue_forgives_shortfall_off_takes_from_new_tokens(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(v, "FATIGUE_FORGIVES_SHORTFALL", False)
+    monkeypatch.setattr(v.rules, "FATIGUE_FORGIVES_SHORTFALL", False)
     mage, _ = v.crash_path(dragon(energy=0, hand=0))
     assert mage.energy == 0
 
@@ -502,7 +502,7 @@ def test_fatigue_placement_is_not_energy_stop() -> None:
 
 
 def test_fatigue_placement_as_energy_stop_would_clear_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(v, "FATIGUE_PLACEMENT_IS_ENERGY_STOP", True)
+    monkeypatch.setattr(v.rules, "FATIGUE_PLACEMENT_IS_ENERGY_STOP", True)
     mage, _ = v.lose_energy(dragon(energy=0, hand=0), 1)
     assert (mage.is_fatigued, mage.energy) == (False, 3)
 
@@ -539,7 +539,7 @@ def test_crashes_add_up_off_template_crash_only() -> None:
 
 
 def test_crashes_add_up_on_charges_both(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(v, "CRASHES_ADD_UP", True)
+    monkeypatch.setattr(v.rules, "CRASHES_ADD_UP", True)
     mage, events = v.resolve_flight(dragon(energy=4), Flight(base_crash=True, path_crash=True))
     assert mage.energy == 1 and events[-1] == DragonPlaced(Placement.WHERE_TEMPLATE_TOUCHED)
 
@@ -550,7 +550,7 @@ def test_collision_adds_to_crash() -> None:
 
 
 def test_collision_adds_to_crash_off_crash_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(v, "COLLISION_ADDS_TO_CRASH", False)
+    monkeypatch.setattr(v.rules, "COLLISION_ADDS_TO_CRASH", False)
     mage, _ = v.resolve_flight(dragon(energy=4), Flight(path_crash=True, collision=True))
     assert mage.energy == 2
 
@@ -598,7 +598,7 @@ def test_energia_magica_empty_target_loses_nothing() -> None:
 
 
 def test_energia_magica_can_fatigue_on_fatigues_empty_target(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(v, "ENERGIA_MAGICA_CAN_FATIGUE", True)
+    monkeypatch.setattr(v.rules, "ENERGIA_MAGICA_CAN_FATIGUE", True)
     _, (target, _) = v.energia_magica(dragon(energy=1), dragon(energy=0, hand=0))
     assert target.is_fatigued
 
@@ -617,7 +617,7 @@ def test_traps_to_place_what_is_left() -> None:
 
 
 def test_traps_to_place_what_is_left_off_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(v, "FOVEA_PLACES_WHAT_IS_LEFT", False)
+    monkeypatch.setattr(v.rules, "FOVEA_PLACES_WHAT_IS_LEFT", False)
     with pytest.raises(IllegalMove, match="supply"):
         v.traps_to_place(2)
 
@@ -634,7 +634,7 @@ def test_dial_speeds_are_100_to_800() -> None:
 
 
 def test_fatigue_caps_spell_templates_off_lets_vis_draconis_pass(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(v, "FATIGUE_CAPS_SPELL_TEMPLATES", False)
+    monkeypatch.setattr(v.rules, "FATIGUE_CAPS_SPELL_TEMPLATES", False)
     assert v.flight_templates(400, fatigued=True, spell="vis-draconis") == (400, 500, 600, 700)
 
 
@@ -644,7 +644,7 @@ def test_start_flight_spells_refused() -> None:
 
 
 def test_finish_tie_break_off_both_win(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(v, "FINISH_TIE_BREAK_INNER_SIDE", False)
+    monkeypatch.setattr(v.grid, "FINISH_TIE_BREAK_INNER_SIDE", False)
     tied = {"Red": TrackPosition(1050, 10), "Blue": TrackPosition(1050, 50)}
     assert v.race_result(tied, FINISH_MM).winners == ("Blue", "Red")
 

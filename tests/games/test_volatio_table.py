@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 from companion.errors import CompanionError, InvalidInput
 from companion.games import volatio as v
-from companion.games import volatio_table as vt
 from companion.games.volatio import (
     CardLaid,
     CardsDrawn,
@@ -33,7 +32,8 @@ from companion.games.volatio import (
     SpeedRevealed,
     SpellCardsDiscarded,
 )
-from companion.games.volatio_table import Race
+from companion.games.volatio import play as vt
+from companion.games.volatio.play import Race
 
 MAGES = ("Red", "Blue", "Green", "Yellow")
 

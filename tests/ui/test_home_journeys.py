@@ -50,3 +50,12 @@ def test_ui_home_start_refuses_a_wrong_player_count(tmp_path: Path, display: str
 def test_ui_home_chips_hold_still_and_removal_is_undone(tmp_path: Path, display: str, size: str) -> None:
     [out] = drive("home_stable_chips", scratch(tmp_path), display, size=size)
     assert out["names"][0] == "Bence" and sorted(out["names"]) == ["Anna", "Bence", "Csilla", "Dávid"]
+
+
+def test_ui_home_offers_a_registered_fifth_game(tmp_path: Path, display: str) -> None:
+    shot = tmp_path / "home-toy.png"
+    env = {**scratch(tmp_path), "COMPANION_TEST_GAME": "tests.support.toy_game", "TOY_SCREENSHOT": str(shot)}
+    [out] = drive("home_fifth_game", env, display)
+    assert out == {"page": "game:toy-race",
+                   "filters": ["All games", "Dragon's Gold", "Volatio", "Gold!", "Drakon", "Toy Race"]}
+    assert list(tmp_path.glob("home-toy*.png")), "no screenshot of Home with the fifth game"  # Kivy numbers it

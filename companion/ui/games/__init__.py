@@ -1,7 +1,7 @@
-"""The games' own screens: one module (and kv file) per game, found by the game's key.
+"""The games' own screens: one module (and kv file) per game, named by the game's ``GameInfo.screen``.
 
-A module ``companion.ui.games.<name>`` defines ``SCREEN``, a :class:`BaseScreen` subclass; the
-app shows it as ``game:<key>``. A game without a module yet gets the plain game page.
+A module ``companion.ui.games.<screen>`` defines ``SCREEN``, a :class:`BaseScreen` subclass; the
+app shows it as ``game:<key>``. A game without one gets the plain game page.
 """
 
 from __future__ import annotations
@@ -12,18 +12,13 @@ from typing import Any
 
 from kivy.lang import Builder
 
-MODULES: dict[str, str] = {
-    "dragons-gold": "dragons_gold",
-    "volatio": "volatio",
-    "gold": "gold",
-    "drakon": "drakon",
-}
+from companion.games import games
 
 
 def screen_class(game: str) -> Any | None:
-    """The game's screen class, its kv loaded; None while the game has none."""
-    name = MODULES.get(game)
-    if name is None or not (Path(__file__).parent / f"{name}.py").exists():
+    """The screen class of the game registered as *game*, its kv loaded; None while it has none."""
+    name = next((g.screen for g in games() if g.key == game), None)
+    if name is None:
         return None
     module = importlib.import_module(f"companion.ui.games.{name}")
     kv = Path(module.__file__ or "").with_suffix(".kv")

@@ -7,7 +7,7 @@ more players share, and its countdown (with pause and +10 s) fills the sharing d
 single wizard's red discs and the thieves' order are shown, a time-out removes the treasure
 from the game; the market card's 60 s trading timer; the strategic variant's divider and
 choosing order; the bag's tally and the end phase. Every move is a logged play move folded by
-:mod:`companion.games.dragons_gold_table`, so undo, redo and resume cover it.
+:mod:`companion.games.dragons_gold.play`, so undo, redo and resume cover it.
 
 The final scoring page is :mod:`companion.ui.games.dragons_gold_score`.
 """
@@ -25,9 +25,10 @@ from kivy.uix.popup import Popup
 from companion.durations import to_duration_text
 from companion.errors import CompanionError
 from companion.events import TimerExpired
-from companion.games import dragons_gold, dragons_gold_table
+from companion.games import dragons_gold
 from companion.games.dragons_gold import Role, Rules
-from companion.games.dragons_gold_table import TableState
+from companion.games.dragons_gold import play as dg_play
+from companion.games.dragons_gold.play import TableState
 from companion.timers import Phase
 from companion.ui import bigtimer  # noqa: F401 - its kv holds the PAUSED band the dialog shows
 from companion.ui.games.dragons_gold_score import DISC_FIELDS, DragonsGoldScoreScreen, is_light
@@ -192,7 +193,8 @@ class DragonsGoldScreen(BaseScreen):
 
     def state(self) -> TableState:
         rules = self._rules()
-        return dragons_gold_table.fold([(k[3:], d) for k, d in self._moves()], rules=rules)
+        session = self.svc.session if self.svc is not None else None
+        return dg_play.fold([], session.play_log if session is not None else [], rules=rules)
 
     def _rules(self) -> str:
         session = self.svc.session if self.svc is not None else None
@@ -208,7 +210,7 @@ class DragonsGoldScreen(BaseScreen):
         if session is None:
             return False
         try:
-            dragons_gold_table.apply(self.state(), kind, data)
+            dg_play.play(self.state(), kind, data)
             session.record_play("dg." + kind, data)
         except CompanionError as exc:
             self.notify(str(exc))
@@ -449,9 +451,9 @@ class DragonsGoldScreen(BaseScreen):
         assert s.dragon is not None
         if not s.killed:
             missing = max(1, s.dragon.dragon.strength - s.dragon.attack)
-            state = dragons_gold_table.apply(state, "place", {"slot": slot, "player": self.next_player(),
+            state = dg_play.play(state, "place", {"slot": slot, "player": self.next_player(),
                                                                "role": "knight", "strength": missing})
-            state = dragons_gold_table.apply(state, "kill", {"slot": slot, "red": 1,
+            state = dg_play.play(state, "kill", {"slot": slot, "red": 1,
                                                               "hidden_drawn": s.dragon.dragon.hidden})
         popup = self._sharing_popup(slot, state.sharing(slot), state, preview=True)
         popup.negotiating = True

@@ -8,7 +8,7 @@ screen to Anna", Anna opens her page, taps 1, 2 or 3 per coin, Done, and the cov
 or everybody's values are entered openly at the Reveal. Who holds the variant's goal, the
 totals, the team totals and the leaders all come from :func:`companion.games.drakon.score_document`
 on the session's sheet; the counts, the hero deal, the ability counters and the reveal are
-moves of the session's play log folded by :mod:`companion.games.drakon_sheet`. Every move
+moves of the session's play log folded by :mod:`companion.games.drakon.play`. Every move
 is checked by the rules before it is logged, and nothing lives only in a widget. At the
 reveal, a photo of a player's coins (the Photo button on their row, with a camera) fills
 their values at once; a coin still face down waits for a tap.
@@ -26,9 +26,10 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.modalview import ModalView
 
 from companion.errors import CompanionError, InvalidInput
-from companion.games import drakon, drakon_sheet, table_photo
+from companion.games import drakon, table_photo
 from companion.games.drakon import AbilityRefused, Hero
-from companion.games.drakon_sheet import DrakonPlay
+from companion.games.drakon import play as drakon_play
+from companion.games.drakon.play import DrakonPlay
 from companion.session import TableSession
 from companion.ui.lang import TR
 from companion.ui.photo import PhotoGame, PhotoTaker
@@ -75,7 +76,7 @@ def coin_unit(count: float) -> str:
 def coins_summary(values: tuple[str, ...]) -> str:
     """A photo's coins in a line: ``3 · 2 · 1 = 6 gold``."""
     coins = table_photo.coin_worths(values)
-    return TR._("{coins} = {gold} gold").format(coins=drakon_sheet.to_coins_text(coins), gold=sum(coins))
+    return TR._("{coins} = {gold} gold").format(coins=drakon_play.to_coins_text(coins), gold=sum(coins))
 
 
 COINS_PHOTO = PhotoGame(rules=table_photo.DRAKON_PIECES, value_name=lambda worth: worth,
@@ -176,7 +177,7 @@ class SecretCoins(ModalView):  # type: ignore[misc]
 
     def _show(self) -> None:
         self.message = ""
-        self.coins_text = drakon_sheet.to_coins_text(self.draft) or TR._("No coins yet")
+        self.coins_text = drakon_play.to_coins_text(self.draft) or TR._("No coins yet")
         if len(self.draft) == 1:
             self.total_text = TR._("{gold} gold in one coin").format(gold=sum(self.draft))
         else:
@@ -227,11 +228,11 @@ class DrakonScreen(BaseScreen):
     def _doc(self) -> dict[str, Any]:
         session = self._ours()
         raw = session.score_document() if session is not None else {}
-        return drakon_sheet.sheet_document(raw, self._names())
+        return drakon_play.sheet_document(raw, self._names())
 
     def _state(self) -> DrakonPlay:
         session = self._ours()
-        return drakon_sheet.fold(self._names(), session.play_log if session is not None else [])
+        return drakon_play.fold(self._names(), session.play_log if session is not None else [])
 
     def _has_entered(self, player: str) -> bool:
         """Whether *player* has put values on the sheet (in secret or at the reveal)."""
@@ -327,7 +328,7 @@ class DrakonScreen(BaseScreen):
             title = f"{name} · {TR._('Escaped')}"
         coins = list(player["coins"])
         row = RevealRow(name=name, title=title, colour=colour,
-                        coins_text=drakon_sheet.to_coins_text(coins) or TR._("No coins"),
+                        coins_text=drakon_play.to_coins_text(coins) or TR._("No coins"),
                         total_text=str(sum(coins)), add_coin=self.add_coin, remove_coin=self.remove_coin,
                         photo_text=TR._("Photo"), has_photo=self.svc.read_pieces is not None,
                         busy=self.photo.busy, take_photo=self.take_photo)
@@ -395,7 +396,7 @@ class DrakonScreen(BaseScreen):
             return False
         try:
             self._state().apply(kind, data)
-            session.record_play(drakon_sheet.PREFIX + kind, data)
+            session.record_play(drakon_play.PREFIX + kind, data)
         except CompanionError as exc:
             self.notify(str(exc))
             return False
@@ -423,7 +424,7 @@ class DrakonScreen(BaseScreen):
         def go() -> None:
             session.set_score_option("variant", key)
             if variant.is_team_game:
-                for name, team in drakon_sheet.default_teams(names).items():
+                for name, team in drakon_play.default_teams(names).items():
                     if "team" not in sheet[name]:
                         session.set_score(name, "team", team)
 
@@ -439,12 +440,12 @@ class DrakonScreen(BaseScreen):
     def change_team(self, player: str, team: str | None) -> None:
         session = self._ours()
         if session is not None:
-            new = drakon_sheet.next_team(team, len(self._names()))
+            new = drakon_play.next_team(team, len(self._names()))
             self.attempt(lambda: session.set_score(player, "team", new))
             self._redraw()
 
     def deal_heroes(self) -> None:
-        if self._play("heroes", drakon_sheet.deal(self._names(), random.Random())):
+        if self._play("heroes", drakon_play.deal(self._names(), random.Random())):
             self.notify(TR._("Heroes dealt: each ability works once per game"))
         self._redraw()
 
@@ -470,18 +471,18 @@ class DrakonScreen(BaseScreen):
 
     def add_coin(self, player: str, value: int) -> None:
         doc = self._doc()
-        self._set_coins(doc, player, [*drakon_sheet.coins_of(doc, player), value])
+        self._set_coins(doc, player, [*drakon_play.coins_of(doc, player), value])
 
     def remove_coin(self, player: str) -> None:
         doc = self._doc()
-        self._set_coins(doc, player, drakon_sheet.coins_of(doc, player)[:-1])
+        self._set_coins(doc, player, drakon_play.coins_of(doc, player)[:-1])
 
     def _set_coins(self, doc: dict[str, Any], player: str, coins: list[int]) -> None:
         session = self._ours()
         if session is None:
             return
         try:
-            drakon_sheet.check_coins(doc, player, coins)
+            drakon_play.check_coins(doc, player, coins)
         except InvalidInput:
             self.notify(TR._("The box holds only {coins} coins").format(coins=drakon.COINS_IN_BOX))
             return
@@ -543,11 +544,11 @@ class DrakonScreen(BaseScreen):
         self._redraw()  # returns nothing: a handler returning True would keep the cover up
 
     def _load_secret(self, player: str) -> list[int]:
-        return drakon_sheet.coins_of(self._doc(), player)
+        return drakon_play.coins_of(self._doc(), player)
 
     def _check_secret(self, player: str, coins: list[int]) -> str:
         try:
-            drakon_sheet.check_coins(self._doc(), player, coins)
+            drakon_play.check_coins(self._doc(), player, coins)
         except InvalidInput:
             return TR._("The box holds only {coins} coins").format(coins=drakon.COINS_IN_BOX)
         return ""
@@ -580,7 +581,7 @@ class DrakonScreen(BaseScreen):
         colours = {p.name: p.colour for p in session.players}
         if session.result is None:  # a second tap shows the result again, it does not log it twice
             self.attempt(lambda: session.finish_game(out))
-        winners = [self._side(s) for s in drakon_sheet.winners(out)]
+        winners = [self._side(s) for s in drakon_play.winners(out)]
         ResultsPopup(scores=out["totals"], winners=winners, colours=colours).open()
 
 

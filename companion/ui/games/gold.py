@@ -23,9 +23,10 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.gridlayout import GridLayout
 
 from companion.errors import CompanionError
-from companion.games import gold, gold_sheet, table_photo
+from companion.games import gold, table_photo
 from companion.games.gold import COLOURS, Card, Colour
-from companion.games.gold_sheet import DISPLAY, SCORED, ColourStep, ScoringWalk
+from companion.games.gold import sheet as gold_sheet
+from companion.games.gold.sheet import DISPLAY, SCORED, ColourStep, ScoringWalk
 from companion.session import TableSession
 from companion.ui.games.gold_text import (
     card_name,

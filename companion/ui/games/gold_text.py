@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from companion.games import gold, gold_sheet, table_photo
+from companion.games import gold, table_photo
 from companion.games.gold import Card, Colour
-from companion.games.gold_sheet import (
+from companion.games.gold import sheet as gold_sheet
+from companion.games.gold.sheet import (
     DISPLAY,
     SCORED,
     AllCardsEntered,

@@ -6,7 +6,7 @@ energy and spell cards against their limits, the Base / Path / Collision penalti
 position along the track, each shown only while it applies (the dial before the flight, the
 penalties and the position after it), so a panel is three rows and four fit 800x480 as 2×2.
 Every change is one ``session.record_play("volatio.<move>", ...)`` checked first with
-:func:`companion.games.volatio_table.play`, and the whole race is folded again from the
+:func:`companion.games.volatio.play.play`, and the whole race is folded again from the
 session's play log after any change, so undo, redo and resume rebuild it. The dial a mage is
 turning is the only thing held in a widget: it is the secret on the physical indicator until
 revealed, not game state.
@@ -29,7 +29,7 @@ from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 
 from companion.errors import CompanionError
 from companion.games import volatio as v
-from companion.games import volatio_table as vt
+from companion.games.volatio import play as vt
 from companion.session import Player
 from companion.ui.games.volatio_panel import Banner, DragonPanel
 from companion.ui.games.volatio_popups import (

@@ -20,7 +20,7 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.label import Label
 
 from companion.games import volatio as v
-from companion.games import volatio_table as vt
+from companion.games.volatio import play as vt
 from companion.ui.lang import TR
 from companion.ui.theme import THEME
 from companion.ui.widgets import MIN_FONT_PX

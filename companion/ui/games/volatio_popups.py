@@ -18,7 +18,7 @@ from kivy.uix.popup import Popup
 
 from companion.errors import CompanionError
 from companion.games import volatio as v
-from companion.games import volatio_table as vt
+from companion.games.volatio import play as vt
 from companion.ui.lang import TR
 from companion.ui.photo import photo_texture
 from companion.ui.theme import PLAYER_RGB, THEME, rgb

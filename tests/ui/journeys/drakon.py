@@ -7,7 +7,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from companion.games.drakon_sheet import to_coins_text
+from companion.games.drakon.play import to_coins_text
 from companion.ui.lang import TR
 from tests.processes import run
 from tests.ui.journeys.gold import layout_faults, photo_layout

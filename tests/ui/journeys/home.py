@@ -236,5 +236,29 @@ async def home_stable_chips(app: Any) -> None:
     result(names=names(app))
 
 
+async def home_fifth_game(app: Any) -> None:
+    """A game added to the registry (the driver adds tests/support/toy_game when the test asks):
+    Home offers it with its player range, Start opens its page, the history can filter by it."""
+    import os
+
+    from companion.ui.lang import TR
+
+    home = screen(app, "home")
+    assert home_faults(app) == [], home_faults(app)
+    await type_names(app, ["Anna", "Bence"])
+    await tap(app, find(app, "TouchButton", "Toy Race"))
+    _window().screenshot(name=os.environ["TOY_SCREENSHOT"])
+    assert home.game == "toy-race", home.game
+    assert home.ids.start_note.text == TR._("{low}–{high} players").format(low=2, high=4), home.ids.start_note.text
+    assert home_faults(app) == [], home_faults(app)
+    await tap(app, home.ids.start)
+    await until(app, lambda: app.manager.current == "game:toy-race", what="the toy game's page")
+    assert app.svc.session.game == "toy-race"
+    history = screen(app, "history")
+    history.refresh()
+    result(page=app.manager.current, filters=[w.text for w in reversed(history.ids.filters.children)])
+
+
 JOURNEYS = {f.__name__: f for f in (home_keyboard, home_language_saved, home_language_restored,
-                                     home_language_unsaved, home_player_counts, home_stable_chips)}
+                                     home_language_unsaved, home_player_counts, home_stable_chips,
+                                     home_fifth_game)}

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from companion.games import volatio as v
-from companion.games import volatio_table as vt
 from companion.games.volatio import Dragon
+from companion.games.volatio import play as vt
 from companion.ui.theme import THEME
 from tests.ui.kit import find, result, run_until, screen, settle, start_game, tap, until
 

@@ -40,9 +40,13 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
-from companion.errors import CompanionError, InvalidInput
+from companion.errors import InvalidInput
+from companion.games import LogEntry, fold_moves
 from companion.games import volatio as v
-from companion.games.volatio import Dragon, Events, IllegalMove, RaceResult, TrackPosition
+from companion.games.volatio.dragon import Dragon
+from companion.games.volatio.grid import RaceResult, TrackPosition
+from companion.games.volatio.outcomes import Events
+from companion.games.volatio.rules import IllegalMove
 
 log = logging.getLogger(__name__)
 
@@ -186,23 +190,15 @@ def new_race(players: Sequence[str]) -> Race:
                 MappingProxyType(dict.fromkeys(names, 0)))
 
 
-def fold(players: Sequence[str], play_log: Iterable[tuple[str, Mapping[str, Any], float]]) -> Race:
+def fold(players: Sequence[str], play_log: Iterable[LogEntry], *, rules: str | None = None) -> Race:
     """The race after every ``volatio.*`` move of *play_log* (the session's, oldest first).
 
-    A move the rules refuse is skipped with a warning: the screen never logs one, so it can
-    only come from a log written by an older version or edited by hand.
+    A move the rules refuse is skipped with a warning (see :mod:`companion.games`); *rules* is
+    unused: Volatio has one set.
 
     :raises InvalidInput: as :func:`new_race`.
     """
-    race = new_race(players)
-    for kind, data, _t_mono in play_log:
-        if not kind.startswith(PREFIX):
-            continue
-        try:
-            race = play(race, kind, data)
-        except CompanionError as exc:
-            log.warning("volatio move %s %r skipped: %s", kind, dict(data), exc)
-    return race
+    return fold_moves(new_race(players), PREFIX, play_log, play)
 
 
 def play(race: Race, kind: str, data: Mapping[str, Any]) -> Race:

@@ -20,12 +20,13 @@ Moves (``session.record_play("dg.<move>", data)``):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from companion.errors import InvalidInput
-from companion.games.dragons_gold import (
+from companion.games import LogEntry, fold_moves
+from companion.games.dragons_gold.rules import (
     BOX,
     MARKET_AFTER_DECK_CARDS,
     ROW_SIZE,
@@ -102,21 +103,24 @@ class TableState:
                      strategic=self.strategic)
 
 
-def fold(moves: Iterable[tuple[str, Mapping[str, Any]]], *, rules: str = "simple",
-         strategic: bool = False) -> TableState:
-    """The table after *moves* (``(kind, data)``, kinds without the ``dg.`` prefix).
+PREFIX = "dg."
+"""Dragon's Gold's moves in the session's play log are ``dg.<move>``."""
 
-    :raises InvalidInput: for a move the state refuses (the screen checks with :func:`apply`
-        before logging, so a log only holds moves that applied).
+
+def fold(players: Sequence[str], play_log: Iterable[LogEntry], *, rules: str | None = None) -> TableState:
+    """The table after every ``dg.`` move of *play_log*, under the session's *rules* (default simple).
+
+    A move the state refuses is skipped with a warning (see :mod:`companion.games`).
     """
-    state = TableState(rules=Rules(rules), strategic=strategic)
-    for kind, data in moves:
-        state = apply(state, kind, data)
-    return state
+    return fold_moves(TableState(rules=Rules(rules or "simple")), PREFIX, play_log, play)
 
 
-def apply(state: TableState, kind: str, data: Mapping[str, Any]) -> TableState:
-    """One move. :raises InvalidInput: naming the field, for a move that cannot happen now."""
+def play(state: TableState, kind: str, data: Mapping[str, Any]) -> TableState:
+    """One move (``dg.reveal`` or ``reveal``).
+
+    :raises InvalidInput: naming the field, for a move that cannot happen now.
+    """
+    kind = kind.removeprefix(PREFIX)
     slots = list(state.slots)
     if kind == "reveal":
         i = _slot(data, state)

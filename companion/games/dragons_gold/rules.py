@@ -15,7 +15,6 @@ from enum import StrEnum
 from typing import Any
 
 from companion.errors import CompanionError, InvalidInput
-from companion.games import GameInfo
 from companion.games._input import (
     expect_count,
     expect_keys,
@@ -545,7 +544,3 @@ class Team:
         back = [a for a in attackers if a in self.fighting]
         fighting = tuple(a for a in self.fighting if a not in back)
         return replace(self, fighting=fighting, exhausted=(*self.exhausted, *back))
-
-
-GAME = GameInfo(key="dragons-gold", title="Dragon's Gold", min_players=MIN_PLAYERS, max_players=MAX_PLAYERS,
-                aliases=("dragonsgold", "dragons-gold", "sarkanyarany", "dg"), score_document=score_document)

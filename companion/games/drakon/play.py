@@ -30,10 +30,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
-from companion.errors import CompanionError, InvalidInput
-from companion.games import drakon
+from companion.errors import InvalidInput
+from companion.games import LogEntry, drakon, fold_moves
 from companion.games._input import expect_count, expect_object, expect_str
-from companion.games.drakon import AbilityCounter, Hero, Holdings
+from companion.games.drakon.rules import AbilityCounter, Hero, Holdings
 
 log = logging.getLogger(__name__)
 
@@ -117,21 +117,18 @@ PREFIX = "drakon."
 """Drakon's moves in the session's play log are ``drakon.<kind>``."""
 
 
-def fold(players: Sequence[str], play_log: Iterable[tuple[str, Mapping[str, Any], float]]) -> DrakonPlay:
-    """The state after every move in *play_log* (the session's, after undo and redo).
+def fold(players: Sequence[str], play_log: Iterable[LogEntry], *, rules: str | None = None) -> DrakonPlay:
+    """The state after every ``drakon.*`` move in *play_log* (the session's, after undo and redo).
 
-    A move that no longer applies (a hand-edited log, or one from another game) is skipped with
-    a warning, as the session itself does on replay: the screen must still come up.
+    A move that no longer applies is skipped with a warning (see :mod:`companion.games`);
+    *rules* is unused: the variant is a move of its own.
     """
-    state = DrakonPlay.new(players)
-    for kind, data, _t_mono in play_log:
-        if not kind.startswith(PREFIX):  # another game's move (a session is one game; be sure)
-            continue
-        try:
-            state = state.apply(kind[len(PREFIX):], data)
-        except CompanionError as exc:
-            log.warning("drakon: play %r %r skipped: %s", kind, dict(data), exc)
-    return state
+    return fold_moves(DrakonPlay.new(players), PREFIX, play_log, play)
+
+
+def play(state: DrakonPlay, kind: str, data: Mapping[str, Any]) -> DrakonPlay:
+    """*state* after one move (``drakon.deal`` or ``deal``); see :meth:`DrakonPlay.apply`."""
+    return state.apply(kind.removeprefix(PREFIX), data)
 
 
 def deal(players: Sequence[str], rng: random.Random) -> dict[str, Any]:

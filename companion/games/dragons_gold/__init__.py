@@ -1,0 +1,12 @@
+"""Dragon's Gold: its rules (:mod:`.rules`) and the fold of its play log (:mod:`.play`); ``GAME``."""
+
+from companion.games import GameInfo
+from companion.games.dragons_gold.rules import *  # noqa: F403 - the rules are the package's face
+
+# isort: split
+# After the rules: the fold's module reads them as it loads.
+from companion.games.dragons_gold import play, rules
+
+GAME = GameInfo(key="dragons-gold", title="Dragon's Gold", min_players=rules.MIN_PLAYERS,
+                max_players=rules.MAX_PLAYERS, aliases=("dragonsgold", "dragons-gold", "sarkanyarany", "dg"),
+                score_document=rules.score_document, fold=play.fold, screen="dragons_gold", bgg_id=None)
