@@ -7,18 +7,25 @@ monotonic time, so a timer comes back exactly as it was. Across a reboot monoton
 mean nothing, so an event recorded under another boot is replayed at its wall time moved
 into this boot's monotonic clock, and :attr:`TableSession.resume_note` says so.
 
+Each command is one of the types of :mod:`companion.commands`, stored as its event kind and
+data; the session checks it against the state before recording it, and applies it, live and
+on replay alike, with the handler registered for its type.
+
 Main thread only.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from companion import commands
 from companion.clock import Clock, boot_id, wall_now
+from companion.commands import Command
 from companion.errors import CompanionError, InvalidInput, TimerStateError
 from companion.events import EventBus
 from companion.store import Store, StoredEvent
@@ -140,8 +147,7 @@ class TableSession:
         session = cls(store, store.new_session(game, wall()), clock, bus, **kwargs)
         for p in players:
             store.remember_player(p.name, p.colour, wall())
-        event = session._record("session.started",
-                                {"game": game, "players": [[p.name, p.colour] for p in players]})
+        event = session._record(commands.SessionStarted(game, tuple((p.name, p.colour) for p in players)))
         session._apply(event, session.now())
         return session
 
@@ -169,33 +175,33 @@ class TableSession:
     # -- commands ------------------------------------------------------------------------------
 
     def add_timer(self, name: str, total_s: float) -> None:
-        self._do("timer.add", {"name": name, "total_s": total_s})
+        self._do(commands.TimerAdd(name, total_s))
 
     def toggle(self, name: str) -> None:
         """Start, pause or resume; a timer that has run out starts again from full."""
-        self._do("timer.toggle", {"name": name})
+        self._do(commands.TimerToggle(name))
 
     def adjust(self, name: str, delta_s: float) -> None:
-        self._do("timer.adjust", {"name": name, "delta_s": delta_s})
+        self._do(commands.TimerAdjust(name, delta_s))
 
     def flip(self, name: str) -> None:
-        self._do("timer.flip", {"name": name})
+        self._do(commands.TimerFlip(name))
 
     def reset(self, name: str) -> None:
-        self._do("timer.reset", {"name": name})
+        self._do(commands.TimerReset(name))
 
     def cancel(self, name: str) -> None:
-        self._do("timer.cancel", {"name": name})
+        self._do(commands.TimerCancel(name))
 
     def setup_turns(self, players: Sequence[str], budget_s: float, increment_s: float = 0.0) -> None:
-        self._do("turn.setup", {"players": list(players), "budget_s": budget_s, "increment_s": increment_s})
+        self._do(commands.TurnSetup(tuple(players), budget_s, increment_s))
 
     def pass_turn(self) -> None:
         """The tap: starts the turn clock if it is not running, else passes the turn."""
-        self._do("turn.tap", {})
+        self._do(commands.TurnTap())
 
     def pause_turns(self) -> None:
-        self._do("turn.pause", {})
+        self._do(commands.TurnPause())
 
     # -- the end-of-game score sheet ----------------------------------------------------------
 
@@ -205,34 +211,21 @@ class TableSession:
 
         The game's screen checks the whole sheet with the game's ``score_document`` first.
         """
-        self._check_score(player, field, value)
-        self._do("score.set", {"player": player, "field": field, "value": value})
+        self._do(commands.ScoreSet(player, field, value))
 
     def set_scores(self, player: str, values: Mapping[str, Any]) -> None:
         """Several entries of one player's sheet as one change (one undo takes them all back):
         what a photo of the player's pieces gives. Each entry as :meth:`set_score` takes it."""
-        for field, value in values.items():
-            self._check_score(player, field, value)
         if values:
-            self._do("score.set_many", {"player": player, "values": dict(values)})
-
-    def _check_score(self, player: str, field: str, value: Any) -> None:
-        if player not in {p.name for p in self.players}:
-            raise InvalidInput("player", player, "is not at this table")
-        if isinstance(value, int) and not isinstance(value, bool) and value < 0:
-            raise InvalidInput(field, value, "must be a whole number, 0 or more")
-        if not isinstance(value, (int, str, list, bool)):
-            raise InvalidInput(field, value, "must be a number, a text, a flag or a list")
+            self._do(commands.ScoreSetMany(player, dict(values)))
 
     def set_score_option(self, key: str, value: Any) -> None:
         """A sheet-wide option of the game's document (``variant`` for Drakon)."""
-        self._do("score.option", {"key": key, "value": value})
+        self._do(commands.ScoreOption(key, value))
 
     def set_seats(self, layout: str) -> None:
         """Table mode: ``side`` (every panel faces the host) or ``around`` (each faces its seat)."""
-        if layout not in SEAT_LAYOUTS:
-            raise InvalidInput("seats", layout, "must be 'side' or 'around'")
-        self._do("table.seats", {"layout": layout})
+        self._do(commands.TableSeats(layout))
 
     def panel_angles(self) -> dict[str, int]:
         """Each player's panel angle for the chosen seat layout."""
@@ -244,12 +237,10 @@ class TableSession:
 
         The game's screen folds :attr:`play_log` with its rules module; the session only keeps it.
         """
-        if not kind.replace("_", "").replace(".", "").isalnum():
-            raise InvalidInput("kind", kind, "must be letters, digits, '_' and '.'")
-        self._do("play." + kind, dict(data))
+        self._do(commands.PlayRecorded(kind, dict(data)))
 
     def set_score_rules(self, rules: str) -> None:
-        self._do("score.rules", {"rules": rules})
+        self._do(commands.ScoreRules(rules))
 
     def score_document(self) -> dict[str, Any]:
         """The sheet as the game's ``companion score`` document (every player, missing counts 0)."""
@@ -261,7 +252,7 @@ class TableSession:
 
     def finish_game(self, result: Mapping[str, Any]) -> None:
         """Record the final result (what ``companion score`` answered) and end the session."""
-        self._do("game.finished", {"result": dict(result)})
+        self._do(commands.GameFinished(dict(result)))
         self.finish()
 
     @property
@@ -276,13 +267,13 @@ class TableSession:
         """Take back the last timer or turn-clock action (durably: ``undo`` is logged)."""
         if not self.can_undo:
             raise TimerStateError("nothing to undo")
-        self._record("undo", {})
+        self._record(commands.Undo())
         self._rebuild("undo")
 
     def redo(self) -> None:
         if not self.can_redo:
             raise TimerStateError("nothing to redo")
-        self._record("redo", {})
+        self._record(commands.Redo())
         self._rebuild("redo")
 
     def poll(self) -> None:
@@ -295,102 +286,200 @@ class TableSession:
 
     # -- the log -------------------------------------------------------------------------------
 
-    def _do(self, kind: str, data: Mapping[str, Any]) -> None:
+    def _do(self, command: Command) -> None:
         """Check, record, apply. Checking first means a refused command is never logged."""
-        self._check(kind, data)
-        event = self._record(kind, data)
+        self._check(command)
+        event = self._record(command)
         self._undone.clear()
         self._apply(event, self._clock.now())
 
-    def _record(self, kind: str, data: Mapping[str, Any]) -> StoredEvent:
+    def _record(self, command: Command) -> StoredEvent:
+        kind, data = command.to_event()
         event = self.store.append(self.id, kind, data, t_mono=self._clock.now(), t_wall=self._wall(),
                                   boot_id=self._boot)
-        if kind in ("undo", "redo"):
+        if isinstance(command, (commands.Undo, commands.Redo)):
             return event
         self._log.append(event)
         return event
 
-    def _check(self, kind: str, data: Mapping[str, Any]) -> None:
-        name = data.get("name")
-        if kind == "timer.add":
-            if name in self.board:
-                raise InvalidInput("name", name, "a timer with this name already exists")
-        elif kind.startswith("timer."):
-            timer = self.board[str(name)]  # raises UnknownTimer
-            if kind == "timer.flip" and timer.phase not in (Phase.RUNNING, Phase.PAUSED):
-                raise TimerStateError(f"timer {name!r} is {timer.phase.value}; only a running or paused "
-                                      "timer can be flipped")
-            if kind == "timer.adjust" and timer.phase is Phase.EXPIRED:
-                raise TimerStateError(f"timer {name!r} has expired; reset it to change its time")
-        elif kind in ("turn.tap", "turn.pause") and self.turn_clock is None:
-            raise TimerStateError("the turn clock is not set up")
-        elif kind == "turn.pause" and self.turn_clock is not None and not self.turn_clock.is_running:
-            raise TimerStateError("the turn clock is not running")
-
     def _apply(self, event: StoredEvent, now: float) -> None:
-        kind, data = event.kind, event.data
-        if kind.startswith("timer."):
+        """Apply one event as the command it stands for, decoded from its stored form both live
+        and on replay, so the two do the same."""
+        if event.kind.startswith("timer."):
             # What fell due before the command counts first: live, the frame pump has always
             # polled by then; on replay nothing else would (a tap on an expired glass restarts it).
             self.board.poll()
-        if kind == "session.started":
-            self.game = str(data["game"])
-            self.players = tuple(Player(n, c) for n, c in data["players"])
-        elif kind == "timer.add":
-            self.board.add(str(data["name"]), float(data["total_s"]))
-        elif kind == "timer.toggle":
-            name = str(data["name"])
-            if self.board[name].phase is Phase.EXPIRED:
-                self.board.reset(name)
-            self.board.toggle(name)
-        elif kind == "timer.adjust":
-            self.board.adjust(str(data["name"]), float(data["delta_s"]))
-        elif kind == "timer.flip":
-            self.board.flip(str(data["name"]))
-        elif kind == "timer.reset":
-            self.board.reset(str(data["name"]))
-        elif kind == "timer.cancel":
-            self.board.cancel(str(data["name"]))
-        elif kind == "score.set":
-            self.score_sheet.setdefault(str(data["player"]), {})[str(data["field"])] = data["value"]
-        elif kind == "score.set_many":
-            self.score_sheet.setdefault(str(data["player"]), {}).update(
-                {str(f): v for f, v in dict(data["values"]).items()})
-        elif kind == "score.option":
-            self.score_options[str(data["key"])] = data["value"]
-        elif kind == "table.seats":
-            self.seats = str(data["layout"])
-        elif kind.startswith("play."):
-            self.play_log.append((kind[5:], dict(data), now))
-        elif kind == "score.rules":
-            self.score_rules = str(data["rules"])
-        elif kind == "game.finished":
-            self.result = dict(data["result"])
-        elif kind == "turn.setup":
-            self.turn_clock = TurnClock.for_players(data["players"], float(data["budget_s"]),
-                                                    float(data["increment_s"]))
-        elif kind in ("turn.tap", "turn.pause") and self.turn_clock is not None:
-            tc = self.turn_clock
-            if kind == "turn.pause":
-                tc, events = tc.pause(now)
-            elif tc.is_running:
-                tc, events = tc.pass_turn(now)
-            else:
-                tc, events = tc.start(now)
-            self.turn_clock = tc
-            for e in events:
-                self._quiet.publish(e)
+        self._handle(commands.from_event(event.kind, event.data), now)
+
+    # -- what a command asks of the state before it is recorded ---------------------------------
+
+    @functools.singledispatchmethod
+    def _check(self, command: Command) -> None:
+        """Most commands ask nothing of the state."""
+
+    @_check.register
+    def _check_timer(self, command: commands.TimerCommand) -> None:
+        self.board[command.name]  # raises UnknownTimer
+
+    @_check.register
+    def _check_timer_add(self, command: commands.TimerAdd) -> None:
+        if command.name in self.board:
+            raise InvalidInput("name", command.name, "a timer with this name already exists")
+
+    @_check.register
+    def _check_timer_flip(self, command: commands.TimerFlip) -> None:
+        timer = self.board[command.name]
+        if timer.phase not in (Phase.RUNNING, Phase.PAUSED):
+            raise TimerStateError(f"timer {command.name!r} is {timer.phase.value}; only a running or paused "
+                                  "timer can be flipped")
+
+    @_check.register
+    def _check_timer_adjust(self, command: commands.TimerAdjust) -> None:
+        if self.board[command.name].phase is Phase.EXPIRED:
+            raise TimerStateError(f"timer {command.name!r} has expired; reset it to change its time")
+
+    @_check.register
+    def _check_turn_tap(self, command: commands.TurnTap) -> None:
+        if self.turn_clock is None:
+            raise TimerStateError("the turn clock is not set up")
+
+    @_check.register
+    def _check_turn_pause(self, command: commands.TurnPause) -> None:
+        if self.turn_clock is None:
+            raise TimerStateError("the turn clock is not set up")
+        if not self.turn_clock.is_running:
+            raise TimerStateError("the turn clock is not running")
+
+    @_check.register
+    def _check_score_set(self, command: commands.ScoreSet) -> None:
+        self._check_score(command.player, command.field, command.value)
+
+    @_check.register
+    def _check_score_set_many(self, command: commands.ScoreSetMany) -> None:
+        for field, value in command.values.items():
+            self._check_score(command.player, field, value)
+
+    def _check_score(self, player: str, field: str, value: Any) -> None:
+        if player not in {p.name for p in self.players}:
+            raise InvalidInput("player", player, "is not at this table")
+        if isinstance(value, int) and not isinstance(value, bool) and value < 0:
+            raise InvalidInput(field, value, "must be a whole number, 0 or more")
+        if not isinstance(value, (int, str, list, bool)):
+            raise InvalidInput(field, value, "must be a number, a text, a flag or a list")
+
+    @_check.register
+    def _check_seats(self, command: commands.TableSeats) -> None:
+        if command.layout not in SEAT_LAYOUTS:
+            raise InvalidInput("seats", command.layout, "must be 'side' or 'around'")
+
+    @_check.register
+    def _check_play(self, command: commands.PlayRecorded) -> None:
+        if not command.kind.replace("_", "").replace(".", "").isalnum():
+            raise InvalidInput("kind", command.kind, "must be letters, digits, '_' and '.'")
+
+    # -- what each command does, live and on replay ---------------------------------------------
+
+    @functools.singledispatchmethod
+    def _handle(self, command: Command, now: float) -> None:
+        raise TypeError(f"{type(command).__name__} is never applied")
+
+    @_handle.register
+    def _on_unrecognised(self, command: commands.Unrecognised, now: float) -> None:
+        """Nothing: the event stays in the log for the version that knows it."""
+
+    @_handle.register
+    def _on_session_started(self, command: commands.SessionStarted, now: float) -> None:
+        self.game = command.game
+        self.players = tuple(Player(n, c) for n, c in command.players)
+
+    @_handle.register
+    def _on_timer_add(self, command: commands.TimerAdd, now: float) -> None:
+        self.board.add(command.name, command.total_s)
+
+    @_handle.register
+    def _on_timer_toggle(self, command: commands.TimerToggle, now: float) -> None:
+        if self.board[command.name].phase is Phase.EXPIRED:
+            self.board.reset(command.name)
+        self.board.toggle(command.name)
+
+    @_handle.register
+    def _on_timer_adjust(self, command: commands.TimerAdjust, now: float) -> None:
+        self.board.adjust(command.name, command.delta_s)
+
+    @_handle.register
+    def _on_timer_flip(self, command: commands.TimerFlip, now: float) -> None:
+        self.board.flip(command.name)
+
+    @_handle.register
+    def _on_timer_reset(self, command: commands.TimerReset, now: float) -> None:
+        self.board.reset(command.name)
+
+    @_handle.register
+    def _on_timer_cancel(self, command: commands.TimerCancel, now: float) -> None:
+        self.board.cancel(command.name)
+
+    @_handle.register
+    def _on_score_set(self, command: commands.ScoreSet, now: float) -> None:
+        self.score_sheet.setdefault(command.player, {})[command.field] = command.value
+
+    @_handle.register
+    def _on_score_set_many(self, command: commands.ScoreSetMany, now: float) -> None:
+        self.score_sheet.setdefault(command.player, {}).update(command.values)
+
+    @_handle.register
+    def _on_score_option(self, command: commands.ScoreOption, now: float) -> None:
+        self.score_options[command.key] = command.value
+
+    @_handle.register
+    def _on_score_rules(self, command: commands.ScoreRules, now: float) -> None:
+        self.score_rules = command.rules
+
+    @_handle.register
+    def _on_table_seats(self, command: commands.TableSeats, now: float) -> None:
+        self.seats = command.layout
+
+    @_handle.register
+    def _on_play(self, command: commands.PlayRecorded, now: float) -> None:
+        self.play_log.append((command.kind, dict(command.data), now))
+
+    @_handle.register
+    def _on_game_finished(self, command: commands.GameFinished, now: float) -> None:
+        self.result = dict(command.result)
+
+    @_handle.register
+    def _on_turn_setup(self, command: commands.TurnSetup, now: float) -> None:
+        self.turn_clock = TurnClock.for_players(command.players, command.budget_s, command.increment_s)
+
+    @_handle.register
+    def _on_turn_tap(self, command: commands.TurnTap, now: float) -> None:
+        tc = self.turn_clock
+        if tc is None:
+            return
+        tc, events = tc.pass_turn(now) if tc.is_running else tc.start(now)
+        self._publish_turns(tc, events)
+
+    @_handle.register
+    def _on_turn_pause(self, command: commands.TurnPause, now: float) -> None:
+        if self.turn_clock is not None:
+            self._publish_turns(*self.turn_clock.pause(now))
+
+    def _publish_turns(self, tc: TurnClock, events: Sequence[object]) -> None:
+        self.turn_clock = tc
+        for e in events:
+            self._quiet.publish(e)
+
+    # -- replay --------------------------------------------------------------------------------
 
     def _effective(self, events: Sequence[StoredEvent]) -> tuple[list[StoredEvent], list[StoredEvent]]:
         done: list[StoredEvent] = []
         undone: list[StoredEvent] = []
         for e in events:
-            if e.kind == "undo":
+            if e.kind == commands.Undo.KIND:
                 for i in range(len(done) - 1, -1, -1):
                     if done[i].kind.startswith(UNDOABLE_PREFIXES):
                         undone.append(done.pop(i))
                         break
-            elif e.kind == "redo":
+            elif e.kind == commands.Redo.KIND:
                 if undone:
                     done.append(undone.pop())
             else:
