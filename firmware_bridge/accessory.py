@@ -4,8 +4,8 @@ Two layers, as in pyserial's ``Protocol``/``ReaderThread`` split:
 
 - :class:`HostProtocol` is pure: timer events and bytes in, bytes and device events
   out, every call given ``now_ms``. It runs the protocol of
-  ``docs/accessory-protocol.md`` through the module the firmware runs too
-  (:mod:`firmware_bridge.firmware.accessory_proto`).
+  ``docs/accessory-protocol.md`` through the modules the firmware runs too
+  (:mod:`firmware_bridge.firmware.accessory_proto` and ``accessory_link``).
 - :class:`AccessoryBridge` is the shell: one I/O thread that finds and opens the
   port, feeds the protocol, writes its bytes, and reopens the port after the cable
   was pulled. It never touches the core: button presses and status changes go
@@ -45,6 +45,7 @@ from companion.events import (
 )
 from firmware_bridge.errors import BridgeError
 from firmware_bridge.firmware import accessory_proto as proto
+from firmware_bridge.firmware.accessory_link import Endpoint
 from firmware_bridge.gpio import ButtonActions
 
 log = logging.getLogger(__name__)
@@ -239,7 +240,7 @@ class HostProtocol:
         self.version = version
         self.brightness = brightness
         self.alarm_ms = alarm_ms
-        self.link = proto.Endpoint(proto.PING, proto.HOST_PING_MS)
+        self.link = Endpoint(proto.PING, proto.HOST_PING_MS)
         self.link.handler = self._on_message
         self.link.on_down = self._on_down
         self.state = "connecting"

@@ -2,7 +2,7 @@
 
 ``companion accessory simulate`` runs :class:`Simulator`: a pseudo-terminal pair
 from the kernel (pyserial opens its slave side like any serial port), the same
-:class:`~firmware_bridge.firmware.accessory_proto.Device` the Pico runs, and a
+:class:`~firmware_bridge.firmware.accessory_device.Device` the Pico runs, and a
 fault injector between them (dropped, corrupted, delayed bytes; a cable pulled and
 put back). Its port is a symlink that stays put when a replug brings a new pty.
 """
@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware_bridge.firmware import accessory_proto as proto
+from firmware_bridge.firmware.accessory_device import Device
 
 LOOP_S = 0.005
 
@@ -113,7 +114,7 @@ class PtyPort:
 
 
 class Simulator:
-    """The accessory as a process: a :class:`proto.Device` behind a :class:`PtyPort`.
+    """The accessory as a process: a :class:`Device` behind a :class:`PtyPort`.
 
     :meth:`run` loops until :meth:`stop`; :meth:`press`, :meth:`hold` and
     :meth:`release` may be called from any thread. *on_change(view)* gets the display
@@ -155,9 +156,9 @@ class Simulator:
         self.boots = 0
         self._last_view: dict[str, object] | None = None
 
-    def _new_device(self) -> proto.Device:
-        device = proto.Device(self.device_id, "simulator-1.0", capabilities=31, leds=self.leds,
-                              version=self.version)
+    def _new_device(self) -> Device:
+        device = Device(self.device_id, "simulator-1.0", capabilities=31, leds=self.leds,
+                        version=self.version)
         device.on_applied = self._on_applied
         return device
 

