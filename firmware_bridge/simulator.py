@@ -312,7 +312,7 @@ def serve(args: Any) -> int:
     import json
     import sys
 
-    from firmware_bridge.accessory import simulator_port_file
+    from firmware_bridge.accessory_ports import simulator_port_file
 
     faults = Faults(drop_pct=args.drop, corrupt_pct=args.corrupt, delay_ms=args.delay,
                     reply_late_ms=args.reply_late, unplug_every_s=args.unplug_every,

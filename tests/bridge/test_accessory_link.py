@@ -21,7 +21,9 @@ import pytest
 from companion.clock import MonotonicClock
 from companion.events import EventBus, TimerPaused, TimerStarted
 from companion.timers import Phase, TimerBoard
-from firmware_bridge.accessory import AccessoryBridge, AccessoryStatus, StatusReported, find_port
+from firmware_bridge.accessory import AccessoryBridge, AccessoryStatus
+from firmware_bridge.accessory_host import StatusReported
+from firmware_bridge.accessory_ports import find_port
 from firmware_bridge.firmware import accessory_proto as proto
 from firmware_bridge.gpio import ButtonActions
 from firmware_bridge.simulator import Faults, Simulator

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from firmware_bridge.accessory import ButtonReported, HostProtocol, StatusReported
+from firmware_bridge.accessory_host import ButtonReported, HostProtocol, StatusReported
 from firmware_bridge.firmware import accessory_proto as proto
 from firmware_bridge.firmware.accessory_device import ButtonTracker, Device, display_text
 from firmware_bridge.firmware.accessory_link import Endpoint

@@ -17,7 +17,8 @@ import pytest
 from companion.clock import MonotonicClock
 from companion.events import EventBus
 from companion.timers import TimerBoard
-from firmware_bridge.accessory import AccessoryBridge, StatusReported, self_test
+from firmware_bridge.accessory import AccessoryBridge, self_test
+from firmware_bridge.accessory_host import StatusReported
 from firmware_bridge.firmware import accessory_proto as proto
 from firmware_bridge.gpio import ButtonActions
 

@@ -17,7 +17,7 @@ import pytest
 from companion.config import parse_config
 from companion.errors import quote
 from companion.pin import verify_pin
-from firmware_bridge.accessory import DEFAULT_USB_IDS
+from firmware_bridge.accessory_ports import DEFAULT_USB_IDS
 from kiosk import units
 from tests.kiosk.conftest import CMDLINE, companion, listing, systemd_analyze, verify_root
 
