@@ -22,8 +22,8 @@ import platformdirs
 from companion.atomic import write_atomic
 from companion.documents import DocumentError, decode_utf8, parse_toml, read_capped
 from companion.errors import ConfigError, quote
-from companion.pin import CONFIG_MIN_COST_N, PinError, parse_pin_hash
 from companion.timers import MAX_TIMER_S, MIN_TIMER_S
+from kiosk.pin import CONFIG_MIN_COST_N, PinError, parse_pin_hash
 
 APP_NAME = "table-companion"
 BCM_PINS = range(0, 28)  # GPIO0..GPIO27 on the 40-pin header

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from companion.config import default_config_path
-from companion.host import last_error_path
+from kiosk.host import last_error_path
 from kiosk.units import SERVICE
 
 WIDTH = 78

@@ -480,7 +480,7 @@ def install(request: InstallRequest, say: Say, ask_pin: Callable[[], str]) -> Re
     :raises InvalidInput: for a bad option (one line).
     :raises KioskError: when it cannot be done here (not root, no such user, no cage...).
     """
-    from companion.pin import hash_pin
+    from kiosk.pin import hash_pin
 
     target = Target(request.root)
     report = Report(say, request.dry_run)

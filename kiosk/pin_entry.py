@@ -1,7 +1,7 @@
 """Asking the host for a new admin PIN on the terminal (twice, not echoed) or on standard input.
 
 A script or a test gives the PIN as one line on standard input; a person at a terminal types
-it twice. The PIN goes straight to :func:`companion.pin.hash_pin` and is never printed.
+it twice. The PIN goes straight to :func:`kiosk.pin.hash_pin` and is never printed.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import getpass
 import sys
 from typing import TextIO
 
-from companion.pin import PinError, is_pin
+from kiosk.pin import PinError, is_pin
 
 
 def ask_new_pin(stdin: TextIO | None = None) -> str:

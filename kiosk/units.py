@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
 from companion.errors import InvalidInput
-from companion.host import LEAVE, POWEROFF, RUNTIME_DIR
+from kiosk.host import LEAVE, POWEROFF, RUNTIME_DIR
 
 SERVICE = "companion-kiosk.service"
 FALLBACK = "companion-kiosk-fallback.service"

@@ -98,7 +98,7 @@ def run_kiosk_status(args: argparse.Namespace) -> int:
 def run_kiosk_set_pin(args: argparse.Namespace) -> int:
     """A new admin PIN into the config, as its hash; a plain-text ``ui.admin_pin`` goes."""
     from companion.config import save_settings
-    from companion.pin import hash_pin
+    from kiosk.pin import hash_pin
     from kiosk.pin_entry import ask_new_pin
     from kiosk.units import CONFIG_PATH
 

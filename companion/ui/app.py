@@ -32,7 +32,6 @@ from kivy.uix.screenmanager import NoTransition, ScreenManager
 
 from companion.errors import CompanionError
 from companion.events import TimerCancelled, TimerEvent, TimerExpired, TimerReset, TimerStarted
-from companion.host import HostRequests
 from companion.session import SessionRebuilt
 from companion.timers import MAX_TIMER_S, Phase
 from companion.ui.bars import NavBar, StatusStrip
@@ -48,10 +47,11 @@ from companion.ui.sound import Sounds
 from companion.ui.theme import THEME, register_font, rgb
 from companion.ui.timer import TimerScreen, timer_label
 from companion.ui.turns import TurnScreen
-from companion.watchdog import Notifier
 from firmware_bridge.accessory import AccessoryBridge, AccessoryStatus
 from firmware_bridge.firmware import accessory_proto
 from firmware_bridge.gpio import ButtonActions, PanelSettings, SandTimerPanel
+from kiosk.host import HostRequests
+from kiosk.watchdog import Notifier
 
 KV_FILE = Path(__file__).with_name("companion.kv")
 NOTE_S = 6.0

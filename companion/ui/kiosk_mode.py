@@ -11,7 +11,7 @@ the same as ``companion app``; what differs is around it:
   turns the picture and the touches together, which the Pi's KMS planes cannot do for 90°.
 - Ctrl+C, Ctrl+\\ and Ctrl+Z on the console do nothing; SIGTERM (systemd stopping the unit)
   stops the app cleanly, closing the database.
-- What stopped the app last is kept beside its config (:func:`companion.host.record_last_error`)
+- What stopped the app last is kept beside its config (:func:`kiosk.host.record_last_error`)
   for the fallback page systemd shows after several failed starts; faulthandler writes every
   thread's stack to the journal when systemd's watchdog kills a frozen app (SIGABRT).
 """
@@ -27,7 +27,7 @@ from typing import Any
 
 from companion.config import default_config_path, load_config
 from companion.errors import CompanionError
-from companion.host import clear_last_error, record_last_error
+from kiosk.host import clear_last_error, record_last_error
 
 ROTATIONS = (0, 90, 180, 270)
 IGNORED_SIGNALS = (signal.SIGINT, signal.SIGQUIT, signal.SIGTSTP, signal.SIGHUP)

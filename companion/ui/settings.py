@@ -16,12 +16,12 @@ from kivy.lang import Builder
 from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 
 from companion.errors import CompanionError
-from companion.host import LEAVE, POWEROFF, HostRequests
-from companion.pin import TRIES_FILE, PinGuard, PinTriesFile, hash_pin, is_pin
 from companion.timers import normalise_warnings
 from companion.ui.lang import TR
 from companion.ui.screens import BaseScreen
 from companion.ui.widgets import Stepper, TouchButton
+from kiosk.host import LEAVE, POWEROFF, HostRequests
+from kiosk.pin import TRIES_FILE, PinGuard, PinTriesFile, hash_pin, is_pin
 
 LANGUAGES = (("en", "English"), ("hu", "Magyar"), ("ru", "Русский"))
 """Each language's button, named in its own language (a reader of it finds it without reading

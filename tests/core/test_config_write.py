@@ -15,7 +15,7 @@ import pytest
 from companion import atomic
 from companion.config import save_settings
 from companion.errors import ConfigError
-from companion.pin import CONFIG_MIN_COST_N, hash_pin
+from kiosk.pin import CONFIG_MIN_COST_N, hash_pin
 
 ROOT = Path(__file__).resolve().parents[2]
 OLD = "# the host's table\n[timer]\ntick_hz = 5\n"

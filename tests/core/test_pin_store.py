@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.pin import MIN_COST_N, TRIES_FILE, PinGuard, PinTries, PinTriesFile, PinVerdict, hash_pin
+from kiosk.pin import MIN_COST_N, TRIES_FILE, PinGuard, PinTries, PinTriesFile, PinVerdict, hash_pin
 from tests.conftest import FakeClock
 
 RIGHT = "2468"
@@ -115,7 +115,7 @@ def test_pin_store_unwritable_goes_on_in_memory_and_says_so_once(
 
     guard, _ = guard_at(tmp_path)
     monkeypatch.setattr(os, "replace", read_only)
-    with caplog.at_level(logging.WARNING, logger="companion.pin"):
+    with caplog.at_level(logging.WARNING, logger="kiosk.pin"):
         verdicts = [guard.check("0000") for _ in range(3)]
     assert verdicts[-1] == PinVerdict(False, 30.0)
     assert [r.levelname for r in caplog.records] == ["WARNING"]
@@ -128,7 +128,7 @@ def test_pin_store_unwritable_goes_on_in_memory_and_says_so_once(
 def test_pin_store_unreadable_file_counts_as_a_lockout(tmp_path: Path, caplog: pytest.LogCaptureFixture,
                                                        text: str) -> None:
     (tmp_path / TRIES_FILE).write_text(text)
-    with caplog.at_level(logging.WARNING, logger="companion.pin"):
+    with caplog.at_level(logging.WARNING, logger="kiosk.pin"):
         guard, _ = guard_at(tmp_path)
     assert guard.wait_s() == 30.0 and guard.check(RIGHT) == PinVerdict(False, 30.0)
     assert [r.levelname for r in caplog.records] == ["WARNING"]

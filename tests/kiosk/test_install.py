@@ -16,9 +16,9 @@ import pytest
 
 from companion.config import parse_config
 from companion.errors import quote
-from companion.pin import verify_pin
 from firmware_bridge.accessory_ports import DEFAULT_USB_IDS
 from kiosk import units
+from kiosk.pin import verify_pin
 from tests.kiosk.conftest import CMDLINE, companion, listing, systemd_analyze, verify_root
 
 PIN = "97531864"

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from companion.pin import CONFIG_MIN_COST_N, hash_pin
 from kiosk import units
+from kiosk.pin import CONFIG_MIN_COST_N, hash_pin
 from kiosk.units import KioskOptions
 from tests.kiosk.conftest import ROOT, companion
 from tests.processes import Lines, finish, run, runtime_dir, tail

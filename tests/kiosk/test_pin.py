@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from companion.config import parse_config
 from companion.errors import ConfigError
-from companion.pin import (
+from kiosk.pin import (
     CONFIG_MIN_COST_N,
     MIN_COST_N,
     PinError,

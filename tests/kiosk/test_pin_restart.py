@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.pin import TRIES_FILE
+from kiosk.pin import TRIES_FILE
 from tests.kiosk.conftest import ROOT
 from tests.kiosk.test_kiosk_app import kiosk_files, no_errors, results
 

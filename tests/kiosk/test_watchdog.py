@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from companion.host import HostRequests, clear_last_error, last_error_path, record_last_error
-from companion.watchdog import Notifier
+from kiosk.host import HostRequests, clear_last_error, last_error_path, record_last_error
+from kiosk.watchdog import Notifier
 
 
 @pytest.fixture

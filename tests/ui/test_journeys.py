@@ -76,7 +76,7 @@ def test_ui_turn_clock_portrait(tmp_path: Path, display: str) -> None:
 
 
 def test_ui_settings_behind_the_pin(tmp_path: Path, display: str) -> None:
-    from companion.pin import CONFIG_MIN_COST_N, hash_pin
+    from kiosk.pin import CONFIG_MIN_COST_N, hash_pin
 
     env = scratch(tmp_path, f'[ui]\nkiosk = true\nadmin_pin_hash = "{hash_pin("2468", cost_n=CONFIG_MIN_COST_N)}"\n')
     [out] = drive("settings_pin", env, display)

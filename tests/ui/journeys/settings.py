@@ -84,7 +84,7 @@ async def open_settings(app: Any) -> Any:
 async def pin_twice(app: Any) -> None:
     """No PIN yet: "Set a PIN"; typed twice alike it saves only its hash, typed unlike it is
     refused and starts over; with one set, the button and the page say "Change the PIN"."""
-    from companion.pin import verify_pin
+    from kiosk.pin import verify_pin
 
     settings = await open_settings(app)
     assert settings.ids.change_pin.text == "Set a PIN"
