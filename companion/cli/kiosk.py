@@ -80,7 +80,7 @@ def run_kiosk_install(args: argparse.Namespace) -> int:
 
 
 def run_kiosk_uninstall(args: argparse.Namespace) -> int:
-    from kiosk.install import uninstall
+    from kiosk.uninstall import uninstall
 
     uninstall(args.root, args.dry_run, lambda line: print(line, flush=True))
     return EXIT_OK
@@ -88,7 +88,7 @@ def run_kiosk_uninstall(args: argparse.Namespace) -> int:
 
 def run_kiosk_status(args: argparse.Namespace) -> int:
     """What is installed; exit 0 when the kiosk is, 1 when not."""
-    from kiosk.install import status, status_text
+    from kiosk.status import status, status_text
 
     doc = status(args.root)
     print(json.dumps(doc, indent=2) if args.json else status_text(doc))

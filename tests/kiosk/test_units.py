@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from companion.errors import InvalidInput
 from companion.ui.kiosk_mode import KioskSettings
 from kiosk import units
-from kiosk.install import apply_tokens, remove_members, undo_tokens
+from kiosk.edits import apply_tokens, remove_members, undo_tokens
 from kiosk.units import KioskOptions
 from tests.kiosk.conftest import systemd_analyze
 
