@@ -17,7 +17,9 @@ import numpy as np
 
 from vision import markers
 from vision.errors import CalibrationError
-from vision.library import CONTRAST_MIN, PX_PER_MM, SIZE_TOLERANCE, PieceKind, segment
+from vision.library import PX_PER_MM, PieceKind, segment
+from vision.library.frames import SIZE_TOLERANCE
+from vision.library.segmentation import CONTRAST_MIN
 
 DICTIONARY = "DICT_4X4_50"
 MARKER_IDS = (46, 47, 48, 49)
@@ -93,7 +95,7 @@ def flatten(image: np.ndarray) -> np.ndarray | None:
 
 def check_piece(flat: np.ndarray, kind: PieceKind) -> np.ndarray:
     """*flat* (from :func:`flatten`) when the piece on the square measures *kind*'s size
-    (within :data:`vision.library.SIZE_TOLERANCE`): the largest thing on the grey, its
+    (within :data:`vision.library.frames.SIZE_TOLERANCE`): the largest thing on the grey, its
     rotated bounding box (a rect) or its enclosing circle (a disc).
 
     :raises CalibrationError: one line: nothing on the square, or the piece measures another
