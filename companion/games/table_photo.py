@@ -3,7 +3,8 @@
 The camera's reading (``vision.table_camera.TableCamera.read_pieces``, handed over as plain
 data) lists every piece it matched in the piece library, with the piece's library *kind*, the
 face it lies on and the name of the front it shows, and every shape it outlined but could not
-match. A game takes one library kind and reads a value from the name of each front:
+match. A game takes one library kind and reads a value from the name of each front (each game's
+``photo`` module says how, with its :class:`PieceRules`):
 
 - Dragon's Gold: kind ``treasure``, fronts named after the discs (``silver``, ``gold``, ``red``,
   ``green``, ``blue``, ``purple``, ``yellow``, ``white``, ``black``); each face-up disc is one of
@@ -17,8 +18,8 @@ with ``-`` instead.) Nothing is counted silently: a piece lying face down, one t
 not match, one whose front name the game has no value for, and a piece of another kind are
 *open* (:class:`Call`) until a player gives it a value or drops it as "not a piece"
 (:meth:`PhotoTally.correct`). What is counted then becomes the sheet's entry through the same
-checks a tap on the screen goes through (:func:`dragons_gold_counts`, :func:`drakon_coins`,
-:func:`gold_cards`).
+checks a tap on the screen goes through (``dragons_gold_counts``, ``drakon_coins`` and
+``gold_cards`` in the games' ``photo`` modules).
 
 Stdlib only, no time, no I/O.
 """
@@ -27,31 +28,14 @@ from __future__ import annotations
 
 import enum
 import math
-from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any
 
 from companion.errors import InvalidInput
-from companion.games import dragons_gold, drakon, gold
 from companion.games._input import expect_list, expect_object
-from companion.games.dragons_gold import Disc
-from companion.games.drakon import play as drakon_play
-from companion.games.gold import Card
-from companion.games.gold import sheet as gold_sheet
-from companion.games.gold.sheet import SheetRefusal
 
 Point = tuple[float, float]
-
-TREASURE_KIND: Final = "treasure"
-"""The library kind of Dragon's Gold's treasure discs."""
-COIN_KIND: Final = "coin"
-"""The library kind of Drakon's coins."""
-CARD_KIND: Final = "card"
-"""The library kind of Gold!'s cards."""
-
-FRONT_SEPARATOR: Final = "-"
-"""Between a Gold! card's colour and value in its front's name: the card text's ``:``."""
 
 
 # --- The reading --------------------------------------------------------------------------------
@@ -184,57 +168,6 @@ def _distance_to_outline(point: Point, polygon: Sequence[Point]) -> float:
 # --- Front names: a parser and a formatter per game ---------------------------------------------
 
 
-def parse_disc_front(name: str) -> Disc:
-    """The Dragon's Gold disc a ``treasure`` front's name stands for: ``"gold"`` is gold.
-
-    :raises InvalidInput: naming ``front`` for a name that is no disc.
-    """
-    try:
-        return Disc(name.strip().lower())
-    except ValueError:
-        raise InvalidInput("front", name, "a treasure front is named after its disc: "
-                                          + ", ".join(d.value for d in Disc)) from None
-
-
-def to_disc_front(disc: Disc) -> str:
-    """The :func:`parse_disc_front` name of *disc*."""
-    return disc.value
-
-
-def parse_coin_front(name: str) -> int:
-    """A Drakon coin's worth from its ``coin`` front's name: ``"3"`` is worth 3.
-
-    :raises InvalidInput: naming ``front`` for a name that is not a coin's worth.
-    """
-    text = name.strip()
-    if text not in {str(v) for v in drakon.COIN_VALUES}:   # not int(): "03" and "+3" are typos
-        raise InvalidInput("front", name, "a coin front is named after its worth: "
-                                          + ", ".join(str(v) for v in drakon.COIN_VALUES))
-    return int(text)
-
-
-def to_coin_front(worth: int) -> str:
-    """The :func:`parse_coin_front` name of a coin worth *worth*."""
-    return str(worth)
-
-
-def parse_card_front(name: str) -> Card:
-    """The Gold! card a ``card`` front's name stands for: ``"red-5"`` is the red 5 and
-    ``"red-donkey"`` the red donkey (:func:`companion.games.gold.parse_card` with ``-`` for ``:``).
-
-    :raises InvalidInput: naming ``front`` for a name that is no card.
-    """
-    colour, sep, value = name.strip().partition(FRONT_SEPARATOR)
-    if not sep or ":" in name:
-        raise InvalidInput("front", name, "a card front is named COLOUR-VALUE, e.g. 'red-5' or 'red-donkey'")
-    return gold.parse_card(f"{colour}:{value}", "front")
-
-
-def to_card_front(card: Card) -> str:
-    """The :func:`parse_card_front` name of *card*."""
-    return gold.to_card_text(card).replace(":", FRONT_SEPARATOR)
-
-
 # --- A game's rules for reading pieces -----------------------------------------------------------
 
 
@@ -259,25 +192,6 @@ class PieceRules:
         except InvalidInput:
             return None
         return value if value in self.values else None
-
-
-DRAGONS_GOLD_PIECES: Final = PieceRules(
-    "dragons-gold", TREASURE_KIND, tuple(d.value for d in Disc), lambda name: parse_disc_front(name).value)
-"""A player's treasure pile: each face-up disc is one of its colour."""
-
-DRAKON_PIECES: Final = PieceRules(
-    "drakon", COIN_KIND, tuple(str(v) for v in drakon.COIN_VALUES), lambda name: str(parse_coin_front(name)))
-"""A player's coins, turned face up at the reveal: each is worth its front."""
-
-GOLD_PIECES: Final = PieceRules(
-    "gold", CARD_KIND,
-    tuple(gold.to_card_text(gold_sheet.card_of(c, v)) for c in gold.COLOURS for v in gold_sheet.VALUES),
-    lambda name: gold.to_card_text(parse_card_front(name)))
-"""A player's display or scoring pile, laid out face up: each card is itself."""
-
-RULES: Final[Mapping[str, PieceRules]] = {
-    r.game: r for r in (DRAGONS_GOLD_PIECES, DRAKON_PIECES, GOLD_PIECES)}
-"""Each game's rules, by its ``companion score`` name."""
 
 
 # --- The tally ------------------------------------------------------------------------------------
@@ -389,72 +303,3 @@ class PhotoTally:
 # --- Onto the sheet, through the games' own checks ------------------------------------------------
 
 
-def disc_counts(values: Iterable[str]) -> dict[str, int]:
-    """Dragon's Gold: the nine disc counts (every field, 0 for a colour not in *values*)."""
-    seen = Counter(values)
-    return {d.value: seen[d.value] for d in Disc}
-
-
-def coin_worths(values: Iterable[str]) -> list[int]:
-    """Drakon: the coins' worths, highest first (the reveal's order)."""
-    return sorted((int(v) for v in values), reverse=True)
-
-
-def card_list(values: Iterable[str]) -> list[str]:
-    """Gold!: the cards as the sheet spells them, in the rule book's colour order."""
-    return [gold.to_card_text(c) for c in gold_sheet.by_colour(gold.parse_card(v) for v in values)]
-
-
-def dragons_gold_counts(doc: Mapping[str, Any], player: str, values: Iterable[str]) -> dict[str, int]:
-    """*player*'s nine disc counts from a photo of their treasure, in place of what the sheet
-    held, checked as a stepper's change is: the whole sheet with them must score.
-
-    *doc* is the session's ``companion score dragons-gold`` document.
-
-    :raises InvalidInput: as :func:`companion.games.dragons_gold.score_document` (more discs than
-        the box holds, a second black diamond...), or naming ``player`` for one not on the sheet.
-    """
-    players = doc.get("players")
-    if not isinstance(players, Mapping) or player not in players:
-        raise InvalidInput("player", player, "is not on the sheet")
-    counts = disc_counts(values)
-    candidate = {**doc, "players": {**players, player: {**players[player], **counts}}}
-    dragons_gold.score_document(candidate)
-    return counts
-
-
-def drakon_coins(doc: Mapping[str, Any], player: str, values: Iterable[str]) -> list[int]:
-    """*player*'s coin worths from a photo of their coins at the reveal, in place of what the
-    sheet held, checked as a tap on +1/+2/+3 is.
-
-    *doc* is a :func:`companion.games.drakon_play.sheet_document`.
-
-    :raises InvalidInput: as :func:`companion.games.drakon_play.check_coins` (more coins than
-        the box holds), or naming ``player`` for one not on the sheet.
-    """
-    if player not in doc.get("players", {}):
-        raise InvalidInput("player", player, "is not on the sheet")
-    coins = coin_worths(values)
-    drakon_play.check_coins(doc, player, coins)
-    return coins
-
-
-def gold_cards(doc: Mapping[str, Any], player: str, where: str,
-               values: Iterable[str]) -> list[str] | SheetRefusal:
-    """*player*'s *where* (``display`` or ``scored``) from a photo of it, in place of what the
-    sheet held: each card checked as a tap on its button is, against the sheet without the old
-    list and with the photo's cards before it. The first refusal is returned instead.
-
-    :raises InvalidInput: as :func:`companion.games.gold_sheet.check_add`.
-    """
-    cards = card_list(values)
-    gold_sheet.card_texts(doc, player, where)   # the player and the field exist
-    sheet = {**doc, "players": {**gold_sheet.players_of(doc), player: {
-        **gold_sheet.players_of(doc)[player], where: []}}}
-    for text in cards:
-        card = gold.parse_card(text)
-        refusal = gold_sheet.check_add(sheet, player, where, card)
-        if refusal is not None:
-            return refusal
-        sheet = gold_sheet.with_card(sheet, player, where, card)
-    return cards

@@ -13,34 +13,39 @@ from hypothesis import strategies as st
 from companion.errors import InvalidInput
 from companion.games import dragons_gold, drakon, gold
 from companion.games.dragons_gold import Disc
+from companion.games.dragons_gold.photo import (
+    PIECES as DRAGONS_GOLD_PIECES,
+)
+from companion.games.dragons_gold.photo import (
+    disc_counts,
+    dragons_gold_counts,
+    parse_disc_front,
+    to_disc_front,
+)
 from companion.games.drakon import play as drakon_play
+from companion.games.drakon.photo import (
+    PIECES as DRAKON_PIECES,
+)
+from companion.games.drakon.photo import (
+    coin_worths,
+    drakon_coins,
+    parse_coin_front,
+    to_coin_front,
+)
 from companion.games.gold import sheet as gold_sheet
+from companion.games.gold.photo import PIECES as GOLD_PIECES
+from companion.games.gold.photo import card_list, gold_cards, parse_card_front, to_card_front
 from companion.games.gold.sheet import AllCardsEntered, NoCopyLeft
 from companion.games.table_photo import (
-    DRAGONS_GOLD_PIECES,
-    DRAKON_PIECES,
-    GOLD_PIECES,
-    RULES,
     Call,
     PhotoPiece,
     PhotoTally,
-    card_list,
-    coin_worths,
-    disc_counts,
-    dragons_gold_counts,
-    drakon_coins,
     first_call,
-    gold_cards,
-    parse_card_front,
-    parse_coin_front,
-    parse_disc_front,
     parse_reading,
     piece_at,
-    to_card_front,
-    to_coin_front,
-    to_disc_front,
 )
 
+RULES = (DRAGONS_GOLD_PIECES, DRAKON_PIECES, GOLD_PIECES)
 SQUARE = [[0, 0], [10, 0], [10, 10], [0, 10]]
 
 
@@ -142,7 +147,7 @@ def test_front_parsers_refuse_names_naming_the_front(parse: Any, name: str) -> N
 
 @given(name=st.text(alphabet="abcdeglnoprsuyk0123456789-_.", max_size=14))
 def test_a_front_name_is_a_value_of_the_game_or_none(name: str) -> None:
-    for rules in RULES.values():
+    for rules in RULES:
         value = rules.value_of(name)
         assert value is None or value in rules.values
 
@@ -202,7 +207,7 @@ pieces = st.builds(
     face=st.sampled_from(["up", "down"]),
     front=st.sampled_from([None, "1", "2", "3", "7", "gold", "black", "red-5", "pink-donkey", "joker"]),
     outline_px=st.just(((0.0, 0.0), (1.0, 0.0), (1.0, 1.0))))
-game_rules = st.sampled_from(list(RULES.values()))
+game_rules = st.sampled_from(RULES)
 
 
 @pytest.mark.slow

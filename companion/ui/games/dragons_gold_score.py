@@ -6,7 +6,7 @@ the players when it stands up), so a name can never drift over another row's num
 change is checked with the game's own ``score_document`` before it is logged; the totals shown
 are exactly what ``companion score`` answers. A photo of a player's treasure pile (the Photo
 button, with a camera) fills their nine counts at once, checked the same way
-(:func:`companion.games.table_photo.dragons_gold_counts`).
+(:func:`companion.games.dragons_gold.photo.dragons_gold_counts`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from kivy.core.text import Label as CoreLabel
 from kivy.properties import BooleanProperty, ListProperty, StringProperty
 
 from companion.errors import CompanionError
-from companion.games import dragons_gold, table_photo
+from companion.games import dragons_gold
+from companion.games.dragons_gold import photo as dg_photo
 from companion.ui.lang import TR
 from companion.ui.photo import PhotoGame, PhotoTaker
 from companion.ui.results import ResultsPopup
@@ -39,11 +40,11 @@ PAIRS_WIDE = 2
 
 def disc_summary(values: tuple[str, ...]) -> str:
     """A photo's treasure in a line: ``silver 3 · gold 1 · red 2``, in the box's order."""
-    counts = table_photo.disc_counts(values)
+    counts = dg_photo.disc_counts(values)
     return " · ".join(f"{TR._(field)} {n}" for field, n in counts.items() if n)
 
 
-TREASURE_PHOTO = PhotoGame(rules=table_photo.DRAGONS_GOLD_PIECES, value_name=lambda field: TR._(field),
+TREASURE_PHOTO = PhotoGame(rules=dg_photo.PIECES, value_name=lambda field: TR._(field),
                            describe=disc_summary, columns=3, value_fill=lambda field: rgb(DISC_RGB[field]))
 """Dragon's Gold's photo: a player's treasure pile, one face-up disc at a time."""
 
@@ -201,7 +202,7 @@ class DragonsGoldScoreScreen(BaseScreen):
         if session is None:
             return TR._("Start a game first")
         try:
-            counts = table_photo.dragons_gold_counts(session.score_document(), player, values)
+            counts = dg_photo.dragons_gold_counts(session.score_document(), player, values)
         except CompanionError as exc:
             return str(exc)
         sheet = session.score_sheet.get(player, {})

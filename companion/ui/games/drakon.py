@@ -26,8 +26,9 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.modalview import ModalView
 
 from companion.errors import CompanionError, InvalidInput
-from companion.games import drakon, table_photo
+from companion.games import drakon
 from companion.games.drakon import AbilityRefused, Hero
+from companion.games.drakon import photo as drakon_photo
 from companion.games.drakon import play as drakon_play
 from companion.games.drakon.play import DrakonPlay
 from companion.session import TableSession
@@ -75,11 +76,11 @@ def coin_unit(count: float) -> str:
 
 def coins_summary(values: tuple[str, ...]) -> str:
     """A photo's coins in a line: ``3 · 2 · 1 = 6 gold``."""
-    coins = table_photo.coin_worths(values)
+    coins = drakon_photo.coin_worths(values)
     return TR._("{coins} = {gold} gold").format(coins=drakon_play.to_coins_text(coins), gold=sum(coins))
 
 
-COINS_PHOTO = PhotoGame(rules=table_photo.DRAKON_PIECES, value_name=lambda worth: worth,
+COINS_PHOTO = PhotoGame(rules=drakon_photo.PIECES, value_name=lambda worth: worth,
                         describe=coins_summary, columns=3)
 """Drakon's photo: a player's coins at the reveal, each worth its front."""
 
@@ -506,7 +507,7 @@ class DrakonScreen(BaseScreen):
         if session is None:
             return TR._("Start a game first")
         try:
-            coins = table_photo.drakon_coins(self._doc(), player, values)
+            coins = drakon_photo.drakon_coins(self._doc(), player, values)
         except InvalidInput:
             return TR._("The box holds only {coins} coins").format(coins=drakon.COINS_IN_BOX)
         try:

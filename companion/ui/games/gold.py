@@ -7,7 +7,7 @@ the list, the page of the colour scoring). A card is checked with the rules core
 no more of is refused on the spot, with where its copies are. The colour scoring and the
 totals are :func:`companion.games.gold_sheet.walk`'s, the same numbers as ``companion score gold``.
 A photo of the chosen list, laid out face up (the Photo button, with a camera), fills it at once,
-each card checked as a tap on its button is (:func:`companion.games.table_photo.gold_cards`).
+each card checked as a tap on its button is (:func:`companion.games.gold.photo.gold_cards`).
 
 Main thread only.
 """
@@ -23,8 +23,9 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.gridlayout import GridLayout
 
 from companion.errors import CompanionError
-from companion.games import gold, table_photo
+from companion.games import gold
 from companion.games.gold import COLOURS, Card, Colour
+from companion.games.gold import photo as gold_photo
 from companion.games.gold import sheet as gold_sheet
 from companion.games.gold.sheet import DISPLAY, SCORED, ColourStep, ScoringWalk
 from companion.session import TableSession
@@ -86,7 +87,7 @@ def fit_columns(grid: GridLayout, texts: list[str]) -> None:
         grid.cols_minimum = needed
         grid.do_layout()   # a GridLayout lays out again on its size or children, not on cols_minimum
 
-CARDS_PHOTO = PhotoGame(rules=table_photo.GOLD_PIECES,
+CARDS_PHOTO = PhotoGame(rules=gold_photo.PIECES,
                         value_name=lambda text: card_name(gold.parse_card(text)), describe=cards_summary,
                         columns=len(gold_sheet.VALUES),
                         button_text=lambda text: value_name(gold.parse_card(text)),
@@ -387,7 +388,7 @@ class GoldScoreScreen(BaseScreen):
         if session is None or doc is None:
             return TR._("Start a game first")
         try:
-            cards = table_photo.gold_cards(doc, player, where, values)
+            cards = gold_photo.gold_cards(doc, player, where, values)
             if not isinstance(cards, list):
                 return refusal_text(cards)
             session.set_score(player, where, cards)

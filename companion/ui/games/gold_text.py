@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from companion.games import gold, table_photo
+from companion.games import gold
 from companion.games.gold import Card, Colour
+from companion.games.gold import photo as gold_photo
 from companion.games.gold import sheet as gold_sheet
 from companion.games.gold.sheet import (
     DISPLAY,
@@ -125,4 +126,4 @@ def warnings_text(warnings: tuple[gold_sheet.SheetWarning, ...]) -> str:
 
 def cards_summary(values: tuple[str, ...]) -> str:
     """A photo's cards in a line, in the rule book's colour order: ``red 5, blue donkey``."""
-    return ", ".join(card_name(gold.parse_card(text)) for text in table_photo.card_list(values))
+    return ", ".join(card_name(gold.parse_card(text)) for text in gold_photo.card_list(values))

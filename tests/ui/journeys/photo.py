@@ -11,6 +11,9 @@ from typing import Any
 import cv2
 
 from companion.games import table_photo
+from companion.games.dragons_gold import photo as dg_pieces
+from companion.games.drakon import photo as drakon_pieces
+from companion.games.gold import photo as gold_pieces
 from companion.games.table_photo import Call, PieceRules
 from companion.ui.lang import TR
 from companion.ui.photo import PhotoPopup
@@ -141,7 +144,7 @@ async def dragons_gold_photo(app: Any) -> None:
 
     popup = await open_photo(app, sheet.photo, sheet.ids.photo)
     assert popup.title == "Photo: Anna's treasure"
-    check_shows_the_reading(app, popup, table_photo.DRAGONS_GOLD_PIECES)
+    check_shows_the_reading(app, popup, dg_pieces.PIECES)
     down = find_piece(popup, "treasure", "down")
     tile = find_piece(popup, "chamber", "up", "hall")
     read_values = sorted(popup.tally.values)
@@ -169,7 +172,7 @@ async def dragons_gold_photo(app: Any) -> None:
     await tap(app, popup.ids.use)
     await closed(app, popup)
     anna = {"silver": 1, "gold": 2, "red": 1, "purple": 1, "white": 1}
-    expected = {field: anna.get(field, 0) for field in table_photo.disc_counts(())}
+    expected = {field: anna.get(field, 0) for field in dg_pieces.disc_counts(())}
     assert {f: session.score_sheet["Anna"].get(f, 0) for f in expected} == expected, session.score_sheet
     assert {f: int(s.value) for f, s in sheet.counters.items()} == expected
     assert session.score_sheet["Bence"]["black"] == 1
@@ -201,10 +204,10 @@ async def drakon_photo(app: Any) -> None:
 
     popup = await open_photo(app, drakon_screen.photo, row.ids.photo)
     assert popup.title == "Photo: Anna's coins"
-    check_shows_the_reading(app, popup, table_photo.DRAKON_PIECES)
+    check_shows_the_reading(app, popup, drakon_pieces.PIECES)
     down = find_piece(popup, "coin", "down")
     clay = find_piece(popup, None)
-    read_values = table_photo.coin_worths(popup.tally.values)
+    read_values = drakon_pieces.coin_worths(popup.tally.values)
     assert read_values == [3, 3, 2, 1]
     assert [popup.tally.call(i).call for i in (down, clay)] == [Call.FACE_DOWN, Call.UNKNOWN]
     assert popup.ids.use.disabled
@@ -253,10 +256,10 @@ async def gold_photo(app: Any) -> None:
 
     popup = await open_photo(app, sheet.photo, sheet.ids.photo)
     assert popup.title == "Photo: Anna's display"
-    check_shows_the_reading(app, popup, table_photo.GOLD_PIECES)
+    check_shows_the_reading(app, popup, gold_pieces.PIECES)
     joker = find_piece(popup, "card", "up", "joker")
     down = find_piece(popup, "card", "down")
-    read_values = table_photo.card_list(popup.tally.values)
+    read_values = gold_pieces.card_list(popup.tally.values)
     assert read_values == ["green:8", "blue:donkey", "purple:3", "red:5"]
     assert popup.tally.call(joker).call is Call.UNMAPPED and "joker" in popup.rows[joker].text
     await tap(app, popup.ids.cancel)
