@@ -12,6 +12,7 @@ from typing import Any
 
 from companion.export import FinishedPlay, PlayerResult
 from companion.games import GameInfo, games
+from companion.i18n import N_
 from companion.store import Store
 
 SAND_TIMER = "timer"
@@ -22,7 +23,7 @@ def game_name(key: str) -> str:
     """The name a stored game key is shown by, in English: a registered game's title, the
     sand-timer's, or the key itself for a game no longer registered."""
     if key == SAND_TIMER:
-        return "Sand-timer"
+        return N_("Sand-timer")
     game = _game(key)
     return game.title if game is not None else key
 

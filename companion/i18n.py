@@ -22,3 +22,9 @@ def translation(lang: str) -> gettext.NullTranslations:
     :raises OSError: never: a missing catalogue falls back too (the tests make sure none is).
     """
     return gettext.translation(DOMAIN, LOCALE_DIR, languages=[lang], fallback=True)
+
+
+def N_(text: str) -> str:  # noqa: N802 - gettext's own name for "mark, don't translate yet"
+    """*text* itself, marked for the catalogue (``scripts/i18n.py`` collects the texts given to it):
+    a name kept as data, such as a game's title, translated where a screen shows it."""
+    return text

@@ -14,8 +14,6 @@ MSGIDS = [
     N_("connecting"), N_("disconnected"), N_("no answer"), N_("version mismatch"), N_("on"),
     # settings options
     N_("auto"), N_("active"), N_("tonal"), N_("en"), N_("hu"), N_("ru"),
-    # games
-    N_("Sand-timer"), N_("Dragon's Gold"), N_("Volatio"), N_("Gold!"), N_("Drakon"),
     # Dragon's Gold discs (the colours below name the gems)
     N_("silver"), N_("gold"),
     # player colours

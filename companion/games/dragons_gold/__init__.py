@@ -2,11 +2,12 @@
 
 from companion.games import GameInfo
 from companion.games.dragons_gold.rules import *  # noqa: F403 - the rules are the package's face
+from companion.i18n import N_
 
 # isort: split
 # After the rules: the fold's module reads them as it loads.
 from companion.games.dragons_gold import play, rules
 
-GAME = GameInfo(key="dragons-gold", title="Dragon's Gold", min_players=rules.MIN_PLAYERS,
+GAME = GameInfo(key="dragons-gold", title=N_("Dragon's Gold"), min_players=rules.MIN_PLAYERS,
                 max_players=rules.MAX_PLAYERS, aliases=("dragonsgold", "dragons-gold", "sarkanyarany", "dg"),
                 score_document=rules.score_document, fold=play.fold, screen="dragons_gold", bgg_id=None)

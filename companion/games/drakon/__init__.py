@@ -30,6 +30,7 @@ reachable in play (only that the box holds the coins it names).
 from companion.games import GameInfo
 from companion.games.drakon.rules import *  # noqa: F403 - the rules are the package's face
 from companion.games.drakon.scoring import *  # noqa: F403 - the rules are the package's face
+from companion.i18n import N_
 
 # isort: split
 # After the rules: the fold's module reads them as it loads.
@@ -37,6 +38,6 @@ from companion.games.drakon import play, rules, scoring
 
 # BoardGameGeek 23107 is Drakon (Third Edition): a public BGG-derived audit table names it as the
 # keeper for the second (61269) and fourth (171630) editions.
-GAME = GameInfo(key="drakon", title="Drakon", min_players=rules.MIN_PLAYERS,
+GAME = GameInfo(key="drakon", title=N_("Drakon"), min_players=rules.MIN_PLAYERS,
                 max_players=rules.MAX_PLAYERS, aliases=("дракон", "drakon-3e"),
                 score_document=scoring.score_document, fold=play.fold, screen="drakon", bgg_id=23107)

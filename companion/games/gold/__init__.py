@@ -27,11 +27,12 @@ Everything here is stdlib-only, takes no time and does no I/O.
 from companion.games import GameInfo
 from companion.games.gold.rules import *  # noqa: F403 - the rules are the package's face
 from companion.games.gold.scoring import *  # noqa: F403 - the rules are the package's face
+from companion.i18n import N_
 
 # isort: split
 # After the rules: the fold's module reads them as it loads.
 from companion.games.gold import rules, scoring
 
-GAME = GameInfo(key="gold", title="Gold!", min_players=rules.MIN_PLAYERS,
+GAME = GameInfo(key="gold", title=N_("Gold!"), min_players=rules.MIN_PLAYERS,
                 max_players=rules.MAX_PLAYERS, aliases=("gold!",),
                 score_document=scoring.score_document, fold=None, screen="gold", bgg_id=None)

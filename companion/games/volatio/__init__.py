@@ -22,11 +22,12 @@ from companion.games.volatio.dragon import *  # noqa: F403 - the rules are the p
 from companion.games.volatio.grid import *  # noqa: F403 - the rules are the package's face
 from companion.games.volatio.outcomes import *  # noqa: F403 - the rules are the package's face
 from companion.games.volatio.rules import *  # noqa: F403 - the rules are the package's face
+from companion.i18n import N_
 
 # isort: split
 # After the rules: the fold's module reads them as it loads.
 from companion.games.volatio import play, rules
 
-GAME = GameInfo(key="volatio", title="Volatio", min_players=rules.MIN_PLAYERS,
+GAME = GameInfo(key="volatio", title=N_("Volatio"), min_players=rules.MIN_PLAYERS,
                 max_players=rules.MAX_PLAYERS, aliases=("dragon-race",),
                 score_document=None, fold=play.fold, screen="volatio", bgg_id=None)
