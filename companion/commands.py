@@ -105,6 +105,10 @@ class TimerCommand(Command):
 
     name: str
 
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> Self:
+        return cls(str(data["name"]))
+
 
 @dataclass(frozen=True)
 class TimerAdd(TimerCommand, kind="timer.add"):
@@ -119,10 +123,6 @@ class TimerAdd(TimerCommand, kind="timer.add"):
 class TimerToggle(TimerCommand, kind="timer.toggle"):
     """Start, pause or resume; a timer that has run out starts again from full."""
 
-    @classmethod
-    def from_data(cls, data: Mapping[str, Any]) -> Self:
-        return cls(str(data["name"]))
-
 
 @dataclass(frozen=True)
 class TimerAdjust(TimerCommand, kind="timer.adjust"):
@@ -135,23 +135,17 @@ class TimerAdjust(TimerCommand, kind="timer.adjust"):
 
 @dataclass(frozen=True)
 class TimerFlip(TimerCommand, kind="timer.flip"):
-    @classmethod
-    def from_data(cls, data: Mapping[str, Any]) -> Self:
-        return cls(str(data["name"]))
+    """Turn it over like an hourglass: the time that has run becomes the time left."""
 
 
 @dataclass(frozen=True)
 class TimerReset(TimerCommand, kind="timer.reset"):
-    @classmethod
-    def from_data(cls, data: Mapping[str, Any]) -> Self:
-        return cls(str(data["name"]))
+    """Back to the full length, stopped."""
 
 
 @dataclass(frozen=True)
 class TimerCancel(TimerCommand, kind="timer.cancel"):
-    @classmethod
-    def from_data(cls, data: Mapping[str, Any]) -> Self:
-        return cls(str(data["name"]))
+    """The timer taken off the table."""
 
 
 # -- the turn clock ----------------------------------------------------------------------------
