@@ -39,13 +39,24 @@ first; :func:`enter_state` brings the state about and :func:`leave_state` ends i
 DEFAULT_SCREENS = SCREENS + tuple(STATES)
 
 
-def keep_sample_timer_running(session: Any) -> None:
-    """The sample table's negotiation starts again before it runs out (a long run of shots takes
-    minutes), so no shot but the alarm's shows an expired timer."""
-    board = session.board
-    if "negotiation" in board and board["negotiation"].remaining_s(session.now()) < 40:
-        session.reset("negotiation")
-        session.toggle("negotiation")
+SAMPLE_START_S = 1000.0
+"""The app's clock when the sample table is laid out: a fixed time, so what blinks with the clock
+(a paused timer's digits) is in the same phase in every run."""
+SAMPLE_ELAPSED_S = 12.0
+"""How long the sample table's negotiation and turn clock have run in every shot: the app runs on
+a clock that stands still, so the same table gives the same pictures."""
+STILL_FRAMES = 3
+"""A shot is taken once every widget has kept its place and size this many frames running and no
+animation is playing."""
+MOST_FRAMES = 600
+"""A screen not still after this many frames is shot anyway and reported."""
+
+
+def layout_signature(window: Any) -> tuple[tuple[Any, ...], ...]:
+    """Every widget on *window*: its class, place, size and opacity."""
+    return tuple((type(w).__name__, round(w.x), round(w.y), round(w.width), round(w.height),
+                  round(getattr(w, "opacity", 1.0), 2))
+                 for top in window.children for w in top.walk())
 
 
 def enter_state(app: Any, shown: Any, state: str) -> None:
@@ -107,13 +118,18 @@ def main() -> int:
     overflows: list[dict[str, str]] = []
     layout_faults: list[dict[str, str]] = []
 
+    from kivy.animation import Animation
     from kivy.clock import Clock
     from kivy.core.window import Window
 
     from companion.session import Player, TableSession
     from companion.ui.lang import TR
     from companion.ui.widgets import FitLabel
+    from tests.ui.kit import JourneyClock
     from tests.ui.layout import faults
+
+    clock = JourneyClock(start=SAMPLE_START_S)
+    app.svc.clock = clock
 
     sessions: dict[str, TableSession] = {}
     plan = [(size, lang, screen) for size in args.sizes.split(",") for lang in args.langs.split(",")
@@ -151,7 +167,7 @@ def main() -> int:
             session.record_play("dg.place", {"slot": 0, "player": player, "role": role, "strength": strength})
         sessions["dragons-gold"] = session
         # Each game's own screen is shot during a session of that game.
-        store, clock, bus = app.svc.store, app.svc.clock, app.svc.bus
+        store, bus = app.svc.store, app.svc.bus
         gold = TableSession.start(store, "gold", players[:3], clock, bus)
         for name, scored, display in (
                 ("Anna", ["purple:8", "purple:7", "purple:6"], ["red:8", "red:donkey", "blue:5"]),
@@ -165,6 +181,7 @@ def main() -> int:
             drakon.record_play("drakon.count", {"player": name, "count": count})
         sessions["drakon"] = drakon
         sessions["volatio"] = TableSession.start(store, "volatio", players, clock, bus)
+        clock.advance(SAMPLE_ELAPSED_S)
         app.svc.session = session
         app.refresh()
         Clock.schedule_once(lambda _dt: step(0), 0.5)
@@ -175,11 +192,8 @@ def main() -> int:
             return
         size, lang, screen = plan[i]
         w, h = (int(v) for v in size.split("x"))
-        settle = 0.5
         if tuple(Window.size) != (w, h):
             Window.size = (w, h)
-            settle = 1.5  # the layouts take a few frames to follow a new window size
-        keep_sample_timer_running(sessions["dragons-gold"])
         if TR.lang != lang:
             app.set_language(lang)
         name, _, page = STATES.get(screen, screen).partition("#")
@@ -199,8 +213,30 @@ def main() -> int:
             shown.open_sheet()
         if screen in STATES:
             enter_state(app, shown, screen)
-            settle = max(settle, 1.0)  # a popup opens with an animation
-        Clock.schedule_once(lambda _dt: shoot(i), settle)
+        when_still(lambda: shoot(i), plan[i])
+
+    def when_still(then: Any, where: tuple[str, str, str]) -> None:
+        """Call *then* once the window has been still for :data:`STILL_FRAMES` frames (the layouts
+        follow a new size, a language or a screen over a few frames; a popup opens with an
+        animation)."""
+        seen: dict[str, Any] = {"last": None, "still": 0, "frames": 0}
+
+        def check(_dt: float) -> None:
+            now = layout_signature(Window)
+            moving = bool(Animation._instances) or app.manager.transition.is_active
+            seen["still"] = 0 if moving or now != seen["last"] else seen["still"] + 1
+            seen["last"], seen["frames"] = now, seen["frames"] + 1
+            if seen["still"] >= STILL_FRAMES:
+                then()
+            elif seen["frames"] >= MOST_FRAMES:
+                size, lang, screen = where
+                layout_faults.append({"screen": screen, "lang": lang, "size": size,
+                                      "fault": f"still moving after {MOST_FRAMES} frames"})
+                then()
+            else:
+                Clock.schedule_once(check, 0)
+
+        Clock.schedule_once(check, 0)
 
     def shoot(i: int) -> None:
         size, lang, screen = plan[i]
