@@ -66,6 +66,8 @@ class HomeScreen(BaseScreen):
     """How many players the chosen game is for, shown on Start ("3–6 players")."""
     choices = NumericProperty(5)
     """How many buttons the game row holds: the sand-timer and each registered game."""
+    row_most = NumericProperty(6)
+    """The most game buttons side by side on a landscape screen; more go on a second row."""
     # Not named on_*: Kivy takes on_* keyword arguments as event bindings.
     choose_language: Callable[[str], None] = ObjectProperty(lambda _lang: None)
     session_started: Callable[[str], None] = ObjectProperty(lambda _game: None)

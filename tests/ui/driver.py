@@ -49,10 +49,10 @@ def journeys() -> dict[str, Any]:
 
 def main() -> int:
     journey = journeys()[sys.argv[1]]
-    if os.environ.get("COMPANION_TEST_GAME"):  # a test's game package, added as its registry line would be
+    if os.environ.get("COMPANION_TEST_GAME"):  # a test's game packages, added as their registry lines would be
         import companion.games
 
-        companion.games.PACKAGES += (os.environ["COMPANION_TEST_GAME"],)
+        companion.games.PACKAGES += tuple(os.environ["COMPANION_TEST_GAME"].split(","))
     app = build(None, size=SIZE, gpio="mock", app_class=DrivenApp)
     return run_journey(app, journey)
 
