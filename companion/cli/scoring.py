@@ -13,8 +13,9 @@ from companion.errors import InvalidInput
 
 def register(commands: Any) -> None:
     """Adds this group's subcommands to the ``companion`` parser's *commands*."""
-    score = commands.add_parser("score", help="a game's end scoring from a JSON document")
-    score.add_argument("game", metavar="GAME", help=_scored_games())
+    score = commands.add_parser("score", help="a game's end scoring from a JSON document",
+                                formatter_class=_GamesNamedInHelp)
+    score.add_argument("game", metavar="GAME", help="a registered game")
     score.add_argument("file", nargs="?", default="-", metavar="FILE",
                        help="the JSON document (default or '-': standard input)")
     score.add_argument("--json", action="store_true", help="answer in JSON")
@@ -30,6 +31,14 @@ def register(commands: Any) -> None:
                        help="a spell played on this flight's template")
     speed.add_argument("--json", action="store_true", help="answer in JSON")
     speed.set_defaults(run=run_volatio_speed)
+
+
+class _GamesNamedInHelp(argparse.HelpFormatter):
+    """Names the games ``companion score`` answers for in place of ``GAME``'s help, when the help
+    is shown: a command that shows no help imports no game."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        return _scored_games() if action.dest == "game" else super()._get_help_string(action)
 
 
 def _scored_games() -> str:
