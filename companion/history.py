@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from companion.export import FinishedPlay, PlayerResult
-from companion.games import GameInfo, games
+from companion.games import registered
 from companion.i18n import N_
 from companion.store import Store
 
@@ -24,12 +24,8 @@ def game_name(key: str) -> str:
     sand-timer's, or the key itself for a game no longer registered."""
     if key == SAND_TIMER:
         return N_("Sand-timer")
-    game = _game(key)
+    game = registered(key)
     return game.title if game is not None else key
-
-
-def _game(key: str) -> GameInfo | None:
-    return next((g for g in games() if g.key == key), None)
 
 
 def play_from_log(session_id: int, store: Store) -> FinishedPlay | None:
@@ -52,7 +48,7 @@ def play_from_log(session_id: int, store: Store) -> FinishedPlay | None:
     if not players:
         return None
     return FinishedPlay(game_key=game, game_name=game_name(game),
-                        bgg_id=info.bgg_id if (info := _game(game)) is not None else None,
+                        bgg_id=info.bgg_id if (info := registered(game)) is not None else None,
                         started_wall=started.t_wall, ended_wall=max(finished[-1].t_wall, started.t_wall),
                         players=players)
 

@@ -96,6 +96,12 @@ def games() -> list[GameInfo]:
     return list(_registry().values())
 
 
+def registered(key: str) -> GameInfo | None:
+    """The game registered under exactly *key* (a stored key, not an alias), or None for one no
+    longer registered."""
+    return _registry().get(key)
+
+
 def find_game(alias: str) -> GameInfo:
     """The game a name or alias stands for (case and spaces do not matter).
 

@@ -12,12 +12,13 @@ from typing import Any
 
 from kivy.lang import Builder
 
-from companion.games import games
+from companion.games import registered
 
 
 def screen_class(game: str) -> Any | None:
     """The screen class of the game registered as *game*, its kv loaded; None while it has none."""
-    name = next((g.screen for g in games() if g.key == game), None)
+    info = registered(game)
+    name = info.screen if info is not None else None
     if name is None:
         return None
     module = importlib.import_module(f"companion.ui.games.{name}")
