@@ -72,8 +72,9 @@ PI_GPIO_DEB=python3-lgpio
 PI_CAMERA_DEB=python3-picamera2
 # Pythons for which PyPI has an aarch64 wheel of lgpio (for 3.13 it has only an empty placeholder).
 LGPIO_WHEEL_PYTHONS=(cp311 cp312)
-# What the tests start: a virtual X display for Kivy, socat for serial ptys, Mesa's software GL.
-TEST_DEBS=(xvfb xauth socat libgl1-mesa-dri mesa-utils)
+# What the tests start: a virtual X display for Kivy, socat for serial ptys, Mesa's software GL,
+# and a Mosquitto MQTT broker (with its mosquitto_passwd) for the venue's tests.
+TEST_DEBS=(xvfb xauth socat libgl1-mesa-dri mesa-utils mosquitto)
 # systemd-analyze checks the kiosk's units (tests/kiosk); Debian ships it in systemd, which a
 # container may lack. Nothing here starts systemd: only its checker runs.
 VERIFY_DEBS=(systemd)
