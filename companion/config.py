@@ -163,6 +163,43 @@ def text(value: Any) -> str:
     return value
 
 
+def broker_url(value: Any) -> str:
+    """The venue's MQTT broker as ``mqtt://host[:port]`` or ``mqtts://host[:port]`` (TLS), or ""
+    for none."""
+    if not isinstance(value, str):
+        raise _Bad("must be a string like \"mqtt://broker.local:1883\"")
+    if value == "":
+        return value
+    from urllib.parse import urlsplit
+
+    try:
+        url = urlsplit(value)
+        port = url.port
+    except ValueError as exc:
+        raise _Bad(f"is not a broker address ({exc})") from None
+    if url.scheme not in ("mqtt", "mqtts") or not url.hostname or url.path not in ("", "/") \
+            or url.query or url.fragment or url.username or url.password:
+        raise _Bad('must be mqtt://HOST[:PORT] or mqtts://HOST[:PORT] (credentials go in '
+                   'venue.username and venue.password)')
+    if port == 0:
+        raise _Bad("must name a port from 1 to 65535")
+    return value
+
+
+def topic_level(what: str, *, levels: bool = False, empty: bool = True) -> Check:
+    """A name that goes into MQTT topics: letters, digits, ``-`` and ``_`` (and ``/`` between
+    levels where *levels*), at most 64 characters; or "" (unset) where *empty*."""
+    pattern = r"[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*" if levels else r"[A-Za-z0-9_-]+"
+
+    def check(value: Any) -> str:
+        if not isinstance(value, str):
+            raise _Bad("must be a string")
+        if (value or not empty) and (len(value) > 64 or not re.fullmatch(pattern, value)):
+            raise _Bad(f"{what} is 1-64 letters, digits, '-' or '_'" + (", levels split by '/'" if levels else ""))
+        return value
+    return check
+
+
 @dataclass(frozen=True)
 class Key:
     """One documented setting: where it lives, its default, and its check."""
@@ -219,6 +256,21 @@ SCHEMA: tuple[Key, ...] = (
         "The overhead camera: auto, none, a device index or path, or an image or video file."),
     Key("camera", "layout", "", text,
         "The table layout for the camera (markers and pieces, JSON); empty: the Volatio set's."),
+    Key("venue", "broker", "", broker_url,
+        "The venue's MQTT broker, mqtt://HOST[:PORT] or mqtts://HOST[:PORT] (TLS); empty: none."),
+    Key("venue", "table", "", topic_level("a table id"),
+        "This table's id on the broker, like t07 (needed with a broker)."),
+    Key("venue", "prefix", "companion", topic_level("a topic prefix", levels=True, empty=False),
+        "The venue's topic prefix: the table publishes under PREFIX/TABLE/."),
+    Key("venue", "username", "", text, "The broker's user name for this table (empty: none)."),
+    Key("venue", "password", "", text, "The broker's password for that user."),
+    Key("venue", "ca_file", "", text,
+        "With mqtts://, the CA certificate file the broker's certificate is checked against "
+        "(empty: the system's CAs)."),
+    Key("venue", "accept_commands", False, boolean,
+        "Take start, pause, reset, add-time and announcements from the venue."),
+    Key("venue", "discovery_prefix", "homeassistant", topic_level("a discovery prefix", levels=True),
+        "Home Assistant's MQTT discovery prefix; empty: not announced to Home Assistant."),
 )
 PRESETS_SECTION = "timer.presets"
 RETIRED: dict[str, str] = {
@@ -420,7 +472,8 @@ def save_settings(path: Path, changes: Mapping[str, Any], *, remove: Iterable[st
     config = parse_config(text, str(path), source=path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        mode, owner = _config_file_mode(path, holds_secret=bool(config["ui.admin_pin_hash"]))
+        secret = bool(config["ui.admin_pin_hash"] or config["venue.password"])
+        mode, owner = _config_file_mode(path, holds_secret=secret)
         write_atomic(path, text.encode("utf-8"), mode, owner=owner)
     except OSError as exc:
         raise ConfigError(str(path), None, f"cannot write it ({exc.strerror or exc})") from None
@@ -432,7 +485,8 @@ def _config_file_mode(path: Path, *, holds_secret: bool) -> tuple[int, tuple[int
 
     A new file is 0600. An existing one keeps its mode, unless it holds the admin PIN's hash and
     its group or anyone else may read it: then only its owner may (0640 and 0644 become 0600; the
-    scrypt hash of a 4-digit PIN is only 10,000 guesses from the PIN). Root editing another
+    scrypt hash of a 4-digit PIN is only 10,000 guesses from the PIN). The venue's broker password
+    counts as a secret too. Root editing another
     user's file (the kiosk's) gives the new file that owner back.
     """
     try:
