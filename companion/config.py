@@ -195,7 +195,8 @@ def topic_level(what: str, *, levels: bool = False, empty: bool = True) -> Check
         if not isinstance(value, str):
             raise _Bad("must be a string")
         if (value or not empty) and (len(value) > 64 or not re.fullmatch(pattern, value)):
-            raise _Bad(f"{what} is 1-64 letters, digits, '-' or '_'" + (", levels split by '/'" if levels else ""))
+            split = ", levels split by '/'" if levels else ""
+            raise _Bad(f"{what} is 1-64 letters, digits, '-' or '_'{split}")
         return value
     return check
 
