@@ -1,9 +1,9 @@
 """The venue's wire format: topics, JSON payloads and commands (``docs/venue-protocol.md``).
 
 No network here. A table publishes under ``PREFIX/TABLE/``: ``status``, ``timer/NAME`` (one per
-timer; an empty retained payload when the timer is gone), ``alarm``, ``game`` and ``scores``,
-all retained, every one a JSON object with ``seq`` (the table's change counter, increasing) and
-``t`` (the wall time of the change). Commands come on ``PREFIX/TABLE/cmd/ACTION``; each answer
+timer; an empty retained payload when the timer is gone), ``main`` (the main timer), ``alarm``,
+``game`` and ``scores``, all retained JSON objects with ``t`` (the wall time of the change) and,
+all but ``status``, ``seq`` (the table's change counter, only ever growing). Commands come on ``PREFIX/TABLE/cmd/ACTION``; each answer
 goes to ``PREFIX/TABLE/reply``.
 """
 
@@ -74,6 +74,11 @@ class Topics:
         return f"{self.base}/timer/{quote(name, safe='')}"
 
     @property
+    def main(self) -> str:
+        """The main timer: the running one that ends first, else the first."""
+        return f"{self.base}/main"
+
+    @property
     def alarm(self) -> str:
         return f"{self.base}/alarm"
 
@@ -108,7 +113,7 @@ class Heard:
     """One message of a table, read back: which table, what part, and its JSON (None: cleared)."""
 
     table: str
-    part: str  # status, timer, alarm, game, scores, reply, cmd
+    part: str  # status, timer, main, alarm, game, scores, reply, cmd
     name: str | None  # the timer's name, or the command's action
     body: dict[str, Any] | None
 
@@ -127,7 +132,7 @@ def parse_topic(prefix: str, topic: str, payload: bytes) -> Heard | None:
         if len(rest) != 1:
             return None
         name = unquote(rest[0])
-    elif rest or part not in ("status", "alarm", "game", "scores", "reply"):
+    elif rest or part not in ("status", "main", "alarm", "game", "scores", "reply"):
         return None
     if not payload:
         return Heard(table, part, name, None)
