@@ -3,8 +3,8 @@
 No network here. A table publishes under ``PREFIX/TABLE/``: ``status``, ``timer/NAME`` (one per
 timer; an empty retained payload when the timer is gone), ``main`` (the main timer), ``alarm``,
 ``game`` and ``scores``, all retained JSON objects with ``t`` (the wall time of the change) and,
-all but ``status``, ``seq`` (the table's change counter, only ever growing). Commands come on ``PREFIX/TABLE/cmd/ACTION``; each answer
-goes to ``PREFIX/TABLE/reply``.
+all but ``status``, ``seq`` (the table's change counter, only ever growing). Commands come on
+``PREFIX/TABLE/cmd/ACTION``; each answer goes to ``PREFIX/TABLE/reply``.
 """
 
 from __future__ import annotations
