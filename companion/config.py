@@ -38,7 +38,7 @@ def default_database_path() -> Path:
     return Path(platformdirs.user_data_dir(APP_NAME)) / "companion.sqlite3"
 
 
-class _Bad(Exception):
+class _Bad(ValueError):
     """A value failed its check; carries the reason without the key (added by the caller)."""
 
 

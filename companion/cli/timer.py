@@ -7,11 +7,12 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from companion.cli import venue_link
 from companion.cli.common import EXIT_CANCELLED, EXIT_OK, signals_interrupt
 from companion.clock import MonotonicClock
 from companion.config import Config, load_config
 from companion.durations import parse_duration
-from companion.errors import InvalidInput
+from companion.errors import InvalidInput, TimerStateError
 from companion.events import EventBus, TimerEvent
 from companion.loop import CoreLoop
 from companion.terminal import KEY_HELP, DrainingBar, JsonLines, keyboard
@@ -24,6 +25,8 @@ from firmware_bridge.gpio import (
     SandTimerPanel,
     choose_pin_factory,
 )
+from venue.link import VenueLink
+from venue.protocol import Command
 
 ADJUST_STEP_S = 10.0
 """The terminal timer's +/- keys add or take this many seconds."""
@@ -43,6 +46,7 @@ def register(commands: Any) -> None:
                        help="after the alarm, reset and wait for the button (a sand-timer station)")
     timer.add_argument("--accessory", metavar="PORT",
                        help="the USB timer accessory: auto, none, a port or a pyserial URL (default: config)")
+    venue_link.add_arguments(timer)
     timer.set_defaults(run=run_timer)
 
 
@@ -73,6 +77,7 @@ def resolve_timer(args: argparse.Namespace, config: Config) -> tuple[str, float]
 def run_timer(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     name, total = resolve_timer(args, config)
+    venue = venue_link.settings(args, config)
     mode: GpioMode = args.gpio or config["gpio.mode"]
     settings = panel_settings(config)
     settings.used_pins()
@@ -87,6 +92,7 @@ def run_timer(args: argparse.Namespace) -> int:
     loop = CoreLoop(board, clock)
     panel: SandTimerPanel | None = None
     accessory: AccessoryBridge | None = None
+    link: VenueLink | None = None
     display: JsonLines | DrainingBar | None = None
     restore_signals = signals_interrupt()
 
@@ -123,6 +129,11 @@ def run_timer(args: argparse.Namespace) -> int:
             accessory.attach(bus)
             accessory.start()
         bus.subscribe(TimerEvent, display.show)
+        if venue is not None:
+            link = venue_link.open_link(venue, config, loop.post, clock, on_status=display.note,
+                                        on_command=_venue_commands(board, name, press, reset, display.note))
+            link.attach(bus, lambda: {n: board[n] for n in board.names})
+            link.start()
         keys = _key_actions(board, name, press, reset, loop)
         with keyboard(lambda k: loop.post(lambda: keys.get(k, lambda: None)())) as has_keys:
             if has_keys and not args.json:
@@ -139,6 +150,8 @@ def run_timer(args: argparse.Namespace) -> int:
             panel.close()
         if accessory is not None:
             accessory.close()
+        if link is not None:
+            link.close()
         if display is not None:
             display.close()
         restore_signals()
@@ -160,6 +173,30 @@ def _accessory(port: str | None, config: Config, post: Callable[[Callable[[], No
     return AccessoryBridge(setting, post, actions, usb_ids=config["accessory.usb_ids"],
                            brightness=config["accessory.brightness"], alarm_s=config["gpio.alarm_s"],
                            on_status=on_status)
+
+
+def _venue_commands(board: TimerBoard, name: str, press: Callable[[], None], reset: Callable[[], None],
+                    note: Callable[[str], None]) -> Callable[[Command], None]:
+    """The venue's commands on the terminal's one timer, as its button and keys do them."""
+    def run(command: Command) -> None:
+        if command.timer not in (None, name):
+            raise InvalidInput("timer", command.timer, f"no such timer here (this table runs {name!r})")
+        phase = board[name].phase
+        if command.action == "start":
+            if phase is Phase.RUNNING:
+                raise TimerStateError(f"{name!r} is already running")
+            press()
+        elif command.action == "pause":
+            if phase is not Phase.RUNNING:
+                raise TimerStateError(f"{name!r} is not running")
+            press()
+        elif command.action == "reset":
+            reset()
+        elif command.action == "add":
+            board.adjust(name, command.seconds)
+        elif command.action == "announce":
+            note(f"venue: {command.text}")
+    return run
 
 
 def _key_actions(board: TimerBoard, name: str, press: Callable[[], None],

@@ -1,0 +1,282 @@
+"""A table's link to the venue's broker: its state out, the venue's commands in.
+
+:class:`VenueLink` listens to the core's timer events, keeps what the venue knows of each timer
+and publishes a topic only when its content changed (a running timer is one message, with its
+deadline). Every state message goes through the :class:`~venue.outbox.Outbox` first, then
+waits its turn: one message at a time is handed to paho-mqtt (QoS 1), the next once the broker
+has acknowledged it. paho resends the one in flight after a reconnection before anything newer
+is handed over, so the broker gets a table's changes in order whatever the network does. The
+table keeps playing throughout.
+
+Threads: everything here runs on the core's thread, except paho's callbacks, which only hand
+closures to the core through ``post``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import ssl
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+from paho.mqtt.reasoncodes import ReasonCode
+
+from companion.clock import Clock
+from companion.errors import CompanionError, one_line
+from companion.events import (
+    EventBus,
+    Post,
+    TimerEvent,
+    TimerTicked,
+    WarningReached,
+)
+from venue.discovery import discovery_messages
+from venue.outbox import Outbox, Pending
+from venue.protocol import (
+    Broker,
+    Command,
+    CommandError,
+    Topics,
+    encode,
+    parse_command,
+    status_body,
+)
+from venue.timers import TimerSource, main_timer, timer_states
+
+log = logging.getLogger(__name__)
+
+SESSION_EXPIRY_S = 3600
+KEEPALIVE_S = 15
+CommandHandler = Callable[[Command], None]
+"""Carries out a venue's command on the core's thread; raises ``ValueError`` or one of the
+core's errors (``InvalidInput``, ``TimerStateError``...) with a one-line reason to refuse it."""
+
+
+@dataclass(frozen=True)
+class VenueSettings:
+    """Where and as whom a table connects (the config's ``[venue]``)."""
+
+    broker: Broker
+    table: str
+    prefix: str = "companion"
+    username: str = ""
+    password: str = ""
+    ca_file: str = ""
+    accept_commands: bool = False
+    discovery_prefix: str = "homeassistant"
+
+    @property
+    def topics(self) -> Topics:
+        return Topics(self.prefix, self.table)
+
+    @property
+    def client_id(self) -> str:
+        return f"companion-{self.prefix.replace('/', '-')}-{self.table}"
+
+
+class VenueLink:
+    """One table on the broker. :meth:`attach` to the bus, :meth:`start`, and :meth:`close` at
+    the end (an offline status, then the connection closed)."""
+
+    def __init__(self, settings: VenueSettings, outbox: Outbox, post: Post, clock: Clock, *,
+                 wall: Callable[[], float], on_command: CommandHandler | None = None,
+                 on_status: Callable[[str], None] | None = None, version: str = "") -> None:
+        self.settings = settings
+        self.topics = settings.topics
+        self._outbox = outbox
+        self._post = post
+        self._clock = clock
+        self._wall = wall
+        self._on_command = on_command
+        self._on_status = on_status
+        self._version = version
+        self._timers: TimerSource = lambda: {}
+        self._sent: dict[str, bytes] = {}  # topic -> the content last published (no seq, no t)
+        self._last_payload: dict[str, tuple[bytes, bool]] = {}
+        self._queue: deque[Pending] = deque()  # written to the outbox, not yet handed to paho
+        self._in_flight: tuple[mqtt.MQTTMessageInfo, Pending] | None = None
+        self._refused: set[str] = set()
+        self.connected = False  # as the core's thread has heard it
+        self.status = "connecting"
+        self._client = self._make_client()
+        self._unsubscribe: list[Callable[[], None]] = []
+
+    # -- wiring ------------------------------------------------------------------------------
+
+    def attach(self, bus: EventBus, timers: TimerSource) -> None:
+        """Follow the timers *timers* returns (name -> countdown) through the bus's events."""
+        self._timers = timers
+        self._unsubscribe.append(bus.subscribe(TimerEvent, self._on_timer_event))
+
+    def start(self) -> None:
+        """Send what an earlier run left in the outbox, publish the state, and connect in the
+        background (paho retries until the broker answers)."""
+        self._queue.extend(self._outbox.pending())
+        self.refresh()
+        broker = self.settings.broker
+        self._client.connect_async(broker.host, broker.port, keepalive=KEEPALIVE_S,
+                                   clean_start=False, properties=self._connect_properties())
+        self._client.loop_start()
+
+    def close(self, *, wait_s: float = 3.0) -> None:
+        """Deliver what is queued and ``offline``, for up to *wait_s* in all, and disconnect.
+        Whatever the broker has not acknowledged by then stays in the outbox for the next start."""
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        self._unsubscribe.clear()
+        until = self._clock.now() + wait_s
+        while self._client.is_connected() and (self._in_flight is not None or self._queue):
+            if self._in_flight is None:
+                self._pump()
+            if self._in_flight is None:
+                break
+            info, message = self._in_flight
+            with contextlib.suppress(RuntimeError, ValueError):
+                info.wait_for_publish(max(0.0, until - self._clock.now()))
+            if not info.is_published():
+                break
+            self._in_flight = None
+            self._outbox.done(message.seq)
+        if self._client.is_connected():
+            info = self._client.publish(self.topics.status, encode(status_body("offline", self._wall())),
+                                        qos=1, retain=True)
+            with contextlib.suppress(RuntimeError, ValueError):
+                info.wait_for_publish(max(0.1, until - self._clock.now()))
+        self._client.disconnect()
+        self._client.loop_stop()
+        self._outbox.close()
+
+    # -- state out ---------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Publish every topic whose content differs from what was last published."""
+        states = timer_states(self._timers(), self._clock.now(), self._wall())
+        for name, body in states.items():
+            self._publish_state(self.topics.timer(name), body)
+        for topic in [t for t in self._sent if t.startswith(self.topics.timer(""))]:
+            if topic not in {self.topics.timer(n) for n in states}:
+                self._publish_state(topic, None)
+        main = main_timer(states)
+        self._publish_state(self.topics.main, None if main is None else states[main])
+        expired = next((n for n, b in states.items() if b["state"] == "expired"), None)
+        self._publish_state(self.topics.alarm, {"state": "on" if expired else "off", "timer": expired,
+                                                "t": round(self._wall(), 3)})
+
+    def publish_game(self, body: Mapping[str, Any]) -> None:
+        """The game, its players and round (``docs/venue-protocol.md``), when it changed."""
+        self._publish_state(self.topics.game, {**body, "t": round(self._wall(), 3)})
+
+    def publish_scores(self, body: Mapping[str, Any]) -> None:
+        self._publish_state(self.topics.scores, {**body, "t": round(self._wall(), 3)})
+
+    def _on_timer_event(self, event: TimerEvent) -> None:
+        if not isinstance(event, (TimerTicked, WarningReached)):
+            self.refresh()
+
+    def _publish_state(self, topic: str, body: Mapping[str, Any] | None) -> None:
+        content = b"" if body is None else encode({k: v for k, v in body.items() if k != "t"})
+        if self._sent.get(topic, b"" if topic.startswith(self.topics.timer("")) else None) == content:
+            return
+        self._sent[topic] = content
+        self._queue.append(self._outbox.add(topic, lambda seq: b"" if body is None
+                                            else encode({**body, "seq": seq})))
+        self._pump()
+
+    def _pump(self) -> None:
+        """Hand the next message to paho, if connected and none is waiting for its ack."""
+        if not self.connected or self._in_flight is not None or not self._queue:
+            return
+        message = self._queue.popleft()
+        self._last_payload[message.topic] = (message.payload, message.retain)
+        info = self._client.publish(message.topic, message.payload, qos=1, retain=message.retain)
+        self._in_flight = (info, message)
+
+    # -- paho's thread -> the core's --------------------------------------------------------
+
+    def _make_client(self) -> mqtt.Client:
+        s = self.settings
+        client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=s.client_id, protocol=mqtt.MQTTv5)
+        if s.username:
+            client.username_pw_set(s.username, s.password or None)
+        if s.broker.tls:
+            client.tls_set(ca_certs=s.ca_file or None, cert_reqs=ssl.CERT_REQUIRED)
+        will = status_body("offline", self._wall(), version=self._version)
+        client.will_set(self.topics.status, encode(will), qos=1, retain=True)
+        client.reconnect_delay_set(min_delay=1, max_delay=16)
+        client.on_connect = lambda c, u, flags, rc, props: self._post(lambda: self._connected(rc))
+        client.on_disconnect = lambda c, u, flags, rc, props: self._post(lambda: self._disconnected(rc))
+        client.on_publish = lambda c, u, mid, rc, props: self._post(lambda: self._acked(mid, rc))
+        client.on_message = lambda c, u, msg: self._post(lambda: self._message(msg.topic, bytes(msg.payload)))
+        return client
+
+    def _connect_properties(self) -> Properties:
+        props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
+        props.SessionExpiryInterval = SESSION_EXPIRY_S
+        return props
+
+    def _connected(self, rc: ReasonCode) -> None:
+        if rc.is_failure:
+            self.connected = False
+            self._say(f"the broker at {self.settings.broker} refused the table: {rc}")
+            return
+        self.connected = True
+        self._say(f"connected to {self.settings.broker} as {self.topics.base}")
+        if self.settings.accept_commands:
+            self._client.subscribe(self.topics.commands, qos=1)
+        online = status_body("online", self._wall(), version=self._version)
+        self._client.publish(self.topics.status, encode(online), qos=1, retain=True)
+        if self.settings.discovery_prefix:
+            for topic, config in discovery_messages(self.topics, self.settings.discovery_prefix,
+                                                    commands=self.settings.accept_commands,
+                                                    version=self._version):
+                self._client.publish(topic, encode(config), qos=1, retain=True)
+        for topic, (payload, retain) in self._last_payload.items():
+            # A broker that restarted without its retained messages gets the state back; a watcher
+            # that has seen these seqs takes them as repeats.
+            self._client.publish(topic, payload, qos=1, retain=retain)
+        self._pump()
+
+    def _disconnected(self, rc: ReasonCode) -> None:
+        if self.connected:
+            self._say(f"lost the broker at {self.settings.broker} ({rc}); playing on, retrying")
+        self.connected = False
+
+    def _acked(self, mid: int, rc: ReasonCode) -> None:
+        if self._in_flight is None or self._in_flight[0].mid != mid:
+            return  # a status, a discovery config or a reply: nothing waits for it
+        message = self._in_flight[1]
+        self._in_flight = None
+        if rc.is_failure and message.topic not in self._refused:
+            self._refused.add(message.topic)
+            log.warning("venue: the broker refused %s (%s): check its ACL", message.topic, rc)
+        self._outbox.done(message.seq)
+        self._pump()
+
+    def _message(self, topic: str, payload: bytes) -> None:
+        action = topic.rsplit("/", 1)[-1]
+        try:
+            command = parse_command(action, payload)
+            if self._on_command is None:
+                raise CommandError("this table takes no commands")
+            self._on_command(command)
+        except (ValueError, CompanionError) as exc:
+            self._reply({"action": action}, one_line(str(exc)))
+            return
+        self._reply(command.to_log(), None)
+
+    def _reply(self, command: Mapping[str, Any], why: str | None) -> None:
+        body = {"command": dict(command), "ok": why is None, "why": why, "t": round(self._wall(), 3)}
+        self._client.publish(self.topics.reply, encode(body), qos=1)
+
+    def _say(self, text: str) -> None:
+        self.status = text
+        log.info("venue: %s", text)
+        if self._on_status is not None:
+            self._on_status(text)
