@@ -1,1 +1,2 @@
-"""Test doubles of the camera's world: synthetic table scenes with exact truth, drawn here."""
+"""Test helpers: synthetic table scenes with exact truth (the camera's world, drawn here), a toy
+game, and a real Mosquitto broker with paho clients (mosquitto.py)."""
