@@ -7,7 +7,7 @@ and the users ``venue`` and ``homeassistant``, the access rules of the documente
 restart keeps sessions and retained messages. :class:`Connection` is a connected client;
 :class:`Listener` one subscribed to given topic filters.
 
-Every wait here is for an event (a port that accepts, a CONNACK, a message), with a deadline
+Every wait here is for an event (a CONNACK, a SUBACK, a message), with a deadline
 scaled by the slowdown (tests/slowdown.py) after which it fails and says what it saw.
 """
 
@@ -78,6 +78,22 @@ def _accepts(port: int) -> bool:
         return False
 
 
+CONNECT = bytes([0x10, 12, 0, 4, *b"MQTT", 4, 2, 0, 60, 0, 0])
+"""An anonymous MQTT 3.1.1 CONNECT: refused by the broker, but answered with a CONNACK."""
+
+
+def _serving(port: int) -> bool:
+    """True once the broker's main loop answers a CONNECT on *port*. Its port accepts before: the
+    kernel queues connections from listen() on, and Mosquitto 2.0 sets its flag to run after its
+    SIGTERM handler, so a SIGTERM that comes before the main loop would be lost."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=2) as sock:
+            sock.sendall(CONNECT)
+            return sock.recv(1) == b"\x20"
+    except OSError:
+        return False
+
+
 class Broker:
     """Mosquitto with its own config, password file, ACL, certificates, data and log in *directory*.
 
@@ -144,8 +160,7 @@ class Broker:
         return conf
 
     def start(self) -> None:
-        """Start the broker on its ports (the same at every start); return once both accept
-        connections."""
+        """Start the broker on its ports (the same at every start); return once it serves both."""
         if self.running:
             raise RuntimeError("the broker is already running")
         # Mosquitto binds with SO_REUSEPORT: a second broker on a taken port would share it.
@@ -156,7 +171,7 @@ class Broker:
                                           stderr=out, stdin=subprocess.DEVNULL)
         _running.add(self._proc)
         deadline = time.monotonic() + scaled(READY_S)
-        while not (_accepts(self.port) and _accepts(self.tls_port)):
+        while not (_serving(self.port) and _accepts(self.tls_port)):
             if self._proc.poll() is not None or time.monotonic() > deadline:
                 code = self._proc.poll()
                 self.kill()
