@@ -175,7 +175,7 @@ class Broker:
             if self._proc.poll() is not None or time.monotonic() > deadline:
                 code = self._proc.poll()
                 self.kill()
-                what = f"exited (exit {code})" if code is not None else f"did not listen in {scaled(READY_S):g} s"
+                what = f"exited (exit {code})" if code is not None else f"did not answer in {scaled(READY_S):g} s"
                 raise RuntimeError(f"mosquitto {what} on ports {self.port}, {self.tls_port}:\n{self.log_text()}")
             time.sleep(0.02)
 
