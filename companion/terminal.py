@@ -69,6 +69,7 @@ class JsonLines:
 
     def note(self, text: str) -> None:
         """Human notes go to stderr in JSON mode: stdout stays machine-readable."""
+        print(text, file=sys.stderr, flush=True)
 
     def close(self) -> None:
         pass

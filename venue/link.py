@@ -108,6 +108,11 @@ class VenueLink:
         self._client = self._make_client()
         self._unsubscribe: list[Callable[[], None]] = []
 
+    @property
+    def pending(self) -> int:
+        """How many state messages the broker has not yet acknowledged."""
+        return len(self._queue) + (self._in_flight is not None)
+
     # -- wiring ------------------------------------------------------------------------------
 
     def attach(self, bus: EventBus, timers: TimerSource) -> None:
