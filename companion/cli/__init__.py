@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from companion.cli import accessory, app, doctor, export, kiosk, scoring, timer, vision
+from companion.cli import accessory, app, doctor, export, kiosk, scoring, timer, venue, vision
 from companion.cli.common import EXIT_OK, EXIT_USAGE, UsageError
 from companion.config import default_config_path
 from companion.errors import CompanionError, one_line
@@ -38,7 +38,7 @@ def build_parser() -> _Parser:
     parser.add_argument("--config", type=Path, metavar="PATH",
                         help=f"config file (default: {default_config_path()})")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for group in (timer, accessory, scoring, export, app, vision, doctor, kiosk):
+    for group in (timer, accessory, scoring, export, app, vision, doctor, kiosk, venue):
         group.register(commands)
     for sub in commands.choices.values():  # --config after the command works too
         sub.add_argument("--config", type=Path, metavar="PATH", default=argparse.SUPPRESS,
