@@ -209,7 +209,7 @@ class PlainLines:
 
     def change(self, change: Change, venue: Venue) -> None:
         line = describe(change, venue.tables[change.table], change.t)
-        print(f"{clock_text(change.t)} {line}", file=self._out, flush=True)
+        print(f"{clock_text(change.t, change.t)} {line}", file=self._out, flush=True)
 
     def draw(self, venue: Venue, now_wall: float) -> None:
         pass
