@@ -313,7 +313,8 @@ def _reason(exc: BaseException) -> str:
     if isinstance(exc, socket.gaierror):
         return f"unknown host ({exc.strerror or exc})"
     if isinstance(exc, ssl.SSLCertVerificationError):
-        return f"TLS: {exc.verify_message or exc}"
+        why = exc.verify_message or exc
+        return f"TLS: the broker's certificate is not trusted ({why}; is venue.ca_file right?)"
     if isinstance(exc, ssl.SSLError):
         return f"TLS: {exc.reason or exc}"
     if isinstance(exc, TimeoutError):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -43,6 +44,8 @@ def register(commands: Any) -> None:
                        help="stop after S seconds (90, 1:30, 2m; from 1 s to 24 h)")
     watch.add_argument("--prefix", metavar="P", help="the venue's topic prefix (default: the config's "
                        "venue.prefix)")
+    watch.add_argument("--config", type=Path, metavar="PATH", default=argparse.SUPPRESS,
+                       help=argparse.SUPPRESS)  # after the action too
     watch.set_defaults(run=run_venue_watch)
 
 
