@@ -10,6 +10,7 @@ takes from that queue. :func:`watch` runs the two together into one of the outpu
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import queue
@@ -248,14 +249,15 @@ class Watcher:
         :raises Unreachable: naming host:port, when the broker cannot be reached or is silent.
         :raises Refused: when it answers no.
         """
-        where = f"{self.broker.host}:{self.broker.port}"
+        host = self.broker.host
+        where = f"[{host}]:{self.broker.port}" if ":" in host else f"{host}:{self.broker.port}"
         self.events.put(LinkState("connecting"))
         props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
         props.SessionExpiryInterval = SESSION_EXPIRY_S
         try:
             self._client.connect(self.broker.host, self.broker.port, keepalive=KEEPALIVE_S,
                                  clean_start=False, properties=props)
-        except (OSError, ssl.SSLError) as exc:
+        except (OSError, ssl.SSLError, UnicodeError) as exc:
             raise Unreachable(f"cannot reach the broker at {where}: {_reason(exc)}") from None
         self._client.loop_start()
         if not self._first.wait(timeout_s):
@@ -328,6 +330,10 @@ def _lost(reason: ReasonCode) -> str:
     return "connection lost" if text == "Unspecified error" else text
 
 
+DRAIN_AT_MOST = 1000
+"""Messages folded in between two looks at the clock."""
+
+
 # --- running ---------------------------------------------------------------------------------
 
 
@@ -352,7 +358,19 @@ def watch(events: queue.SimpleQueue[Received | LinkState], out: Output, *, for_s
     end = float("inf") if for_s is None else clock() + for_s
     every = out.draw_every_s
     next_draw = clock()
+
+    def take(event: Received | LinkState) -> None:
+        if isinstance(event, LinkState):
+            out.link(event)
+        elif (change := venue.heard(event.heard, event.t_wall, retained=event.retained)) is not None:
+            out.change(change, venue)
+
     while True:
+        for _ in range(DRAIN_AT_MOST):  # what is queued (a flood still lets the view draw), then a draw
+            try:
+                take(events.get_nowait())
+            except queue.Empty:
+                break
         now = clock()
         if now >= end:
             return venue
@@ -360,18 +378,5 @@ def watch(events: queue.SimpleQueue[Received | LinkState], out: Output, *, for_s
             out.draw(venue, wall())
             next_draw = now + every
         wait = min(end, next_draw if every is not None else end) - now
-        try:
-            event: Received | LinkState | None = events.get(timeout=max(0.0, min(wait, 1.0)))
-        except queue.Empty:
-            continue
-        while event is not None:
-            if isinstance(event, LinkState):
-                out.link(event)
-            else:
-                change = venue.heard(event.heard, event.t_wall, retained=event.retained)
-                if change is not None:
-                    out.change(change, venue)
-            try:
-                event = events.get_nowait()
-            except queue.Empty:
-                event = None
+        with contextlib.suppress(queue.Empty):
+            take(events.get(timeout=max(0.0, min(wait, 1.0))))

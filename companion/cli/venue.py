@@ -66,6 +66,11 @@ def broker_url(url: str) -> str:
         raise InvalidInput("URL", url, "credentials go in the config's venue.username and venue.password")
     if port == 0:
         raise InvalidInput("URL", url, "must name a port from 1 to 65535")
+    if ":" not in parts.hostname:
+        try:
+            parts.hostname.encode("idna")
+        except UnicodeError:
+            raise InvalidInput("URL", url, "does not name a host that can be looked up") from None
     return url
 
 

@@ -247,7 +247,7 @@ def one_error_line(done: subprocess.CompletedProcess[str]) -> str:
 
 
 @pytest.mark.parametrize("url", ["http://127.0.0.1:1883", "mqtt://", "mqtt://u:p@host", "mqtt://host:99999",
-                                 "mqtt://host/path", "mqtt://host:0"])
+                                 "mqtt://host/path", "mqtt://host:0", "mqtt://" + "x" * 300 + ":1883"])
 def test_a_bad_url_is_exit_2(url: str, tmp_path: Path) -> None:
     empty = tmp_path / "empty.toml"
     empty.write_text("")
@@ -338,5 +338,5 @@ def test_the_live_view_on_a_terminal(broker: Broker, connect: Callable[..., Conn
             proc.wait()
         os.close(leader)
     assert proc.stderr is not None and proc.stderr.read() == b""
-    header = next(line for line in text.splitlines() if line.startswith("venue "))
+    header = [line for line in text.splitlines() if line.startswith("venue ")][-1]
     assert broker.url in header and "connected" in header and "2 tables (1 offline)" in header, header
