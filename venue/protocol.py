@@ -140,7 +140,7 @@ def parse_topic(prefix: str, topic: str, payload: bytes) -> Heard | None:
         return Heard(table, part, name, {"raw": payload[:MAX_COMMAND_BYTES].decode("utf-8", "replace")})
     try:
         body = json.loads(payload)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: nested too deep
         return None
     return Heard(table, part, name, body) if isinstance(body, dict) else None
 
@@ -209,7 +209,7 @@ def parse_command(action: str, payload: bytes) -> Command:
     if raw:
         try:
             body = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             if action != "announce":
                 raise CommandError("the payload is not JSON") from None
             body = {"text": raw}

@@ -281,3 +281,29 @@ def test_what_a_table_could_not_deliver_is_sent_by_its_next_start(broker: Broker
         watcher.close()
     assert [b["state"] for b in states] == ["idle", "running", "paused", "idle"]
     assert Outbox(db, "companion/t1").pending() == []
+
+
+def test_a_terminal_timer_is_followed_by_venue_watch_json(broker: Broker, connect: Callable[..., Connection],
+                                                          tmp_path: Path) -> None:
+    watcher_config = tmp_path / "watch.toml"
+    watcher_config.write_text(f'[venue]\nusername = "venue"\npassword = "{broker.passwords["venue"]}"\n')
+    watch = subprocess.Popen([sys.executable, "-m", "companion", "--config", str(watcher_config), "venue", "watch",
+                              broker.url, "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines = Lines(watch, "companion venue watch")
+    try:
+        other = connect("t2", broker.passwords["t2"])
+        other.publish("companion/t2/status", b'{"state": "online", "t": 1.0, "protocol": 1}', retain=True)
+        lines.next_matching(lambda line: '"t2"' in line, 30)  # the watcher is subscribed
+        timer = _timer(_config(tmp_path, broker), "3", "--name", "market")
+        seen = []
+        while not seen or seen[-1]["part"] != "status" or seen[-1]["body"]["state"] != "offline":
+            seen.append(json.loads(lines.next_matching(lambda line: '"t1"' in line, 30)))
+        assert timer.wait(scaled(30)) == 0
+    finally:
+        watch.send_signal(signal.SIGTERM)
+        finish(watch, "companion venue watch")
+    timers = [(s["body"]["state"], s["seq"]) for s in seen if s["part"] == "timer" and s["name"] == "market"]
+    assert [state for state, _ in timers] == ["idle", "running", "expired"], seen
+    assert [seq for _, seq in timers] == sorted(seq for _, seq in timers)
+    assert [s["body"]["state"] for s in seen if s["part"] == "status"] == ["online", "offline"]
+    assert any(s["part"] == "alarm" and s["body"]["state"] == "on" for s in seen)

@@ -92,3 +92,10 @@ def test_no_payload_makes_the_command_parser_raise_anything_else(action: str, pa
         assert "\n" not in str(exc)
     else:
         json.dumps(command.to_log(), allow_nan=False)  # what the table logs and replies is JSON
+
+
+def test_json_nested_past_pythons_recursion_limit_is_refused_not_raised() -> None:
+    deep = b"[" * 100_000 + b"]" * 100_000
+    assert parse_topic("companion", "companion/t1/status", deep) is None
+    with pytest.raises(CommandError, match="not JSON"):
+        parse_command("start", b"[" * 4000)
