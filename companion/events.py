@@ -98,6 +98,19 @@ class TimerTicked(TimerEvent):
     """A display tick; ``remaining_s`` is computed from the deadline, never by summing ticks."""
 
 
+# -- the session's log -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SessionChanged:
+    """A session recorded a command and applied it, began, or was undone or redone: ``kind`` is
+    the stored kind (``score.set``, ``play.recorded``, ``session.started``, ``undo``, ``redo``...).
+    For what follows the score sheet and the play log, which have no events of their own."""
+
+    kind: str
+    t_mono: float
+
+
 # -- the turn clock ---------------------------------------------------------------------------
 
 

@@ -9,7 +9,9 @@ into this boot's monotonic clock, and :attr:`TableSession.resume_note` says so.
 
 Each command is one of the types of :mod:`companion.commands`, stored as its event kind and
 data; the session checks it against the state before recording it, and applies it, live and
-on replay alike, with the handler registered for its type.
+on replay alike, with the handler registered for its type. Each change of the log (a command,
+the start, an undo or a redo) is then announced on the bus as
+:class:`~companion.events.SessionChanged`.
 
 Main thread only.
 """
@@ -27,7 +29,7 @@ from companion import commands
 from companion.clock import Clock, boot_id, wall_now
 from companion.commands import Command
 from companion.errors import CompanionError, InvalidInput, TimerStateError
-from companion.events import EventBus
+from companion.events import EventBus, SessionChanged
 from companion.store import Store, StoredEvent
 from companion.timers import DEFAULT_WARNINGS_S, Phase, TimerBoard
 from companion.turnclock import TurnClock
@@ -149,6 +151,7 @@ class TableSession:
             store.remember_player(p.name, p.colour, wall())
         event = session._record(commands.SessionStarted(game, tuple((p.name, p.colour) for p in players)))
         session._apply(event, session.now())
+        session.bus.publish(SessionChanged(event.kind, session.now()))
         return session
 
     @classmethod
@@ -269,12 +272,14 @@ class TableSession:
             raise TimerStateError("nothing to undo")
         self._record(commands.Undo())
         self._rebuild("undo")
+        self.bus.publish(SessionChanged(commands.Undo.KIND, self.now()))
 
     def redo(self) -> None:
         if not self.can_redo:
             raise TimerStateError("nothing to redo")
         self._record(commands.Redo())
         self._rebuild("redo")
+        self.bus.publish(SessionChanged(commands.Redo.KIND, self.now()))
 
     def poll(self) -> None:
         """Publish what has fallen due: warnings, expiries, a player running out of time."""
@@ -292,6 +297,7 @@ class TableSession:
         event = self._record(command)
         self._undone.clear()
         self._apply(event, self._clock.now())
+        self.bus.publish(SessionChanged(event.kind, self._clock.now()))
 
     def _record(self, command: Command) -> StoredEvent:
         kind, data = command.to_event()
