@@ -186,7 +186,10 @@ class VenueLink:
             self.refresh()
 
     def _publish_state(self, topic: str, body: Mapping[str, Any] | None) -> None:
-        content = b"" if body is None else encode({k: v for k, v in body.items() if k != "t"})
+        # What a state says apart from when it was read: a running timer's deadline says its
+        # time left, so a refresh while it runs (another timer's change) sends nothing new.
+        content = b"" if body is None else encode({k: v for k, v in body.items() if k != "t" and not (
+            k == "remaining_s" and body.get("deadline") is not None)})
         if self._sent.get(topic, b"" if topic.startswith(self.topics.timer("")) else None) == content:
             return
         self._sent[topic] = content
