@@ -7,8 +7,10 @@ logic of their own; the core owns timers, turns and the log.
 Besides the screens the app shell owns what spans them: the status strip (the hardware's state,
 and a message that clears itself after :data:`NOTE_S`), the expiry alarm (the window flashes
 red until someone taps anywhere; the tap that stops it presses nothing else; the alarm sound
-repeats for ``gpio.alarm_s`` or until that tap), the app's own sounds (:mod:`.sound`),
-which screen a resumed session opens on, and the banner while the database cannot be written
+repeats for ``gpio.alarm_s`` or until that tap), the app's own sounds (:mod:`.sound`), the
+venue's announcements (:mod:`.announcement`) and its link (:mod:`.venue_feed`, when the table is
+on a venue's broker), which screen a resumed session opens on, and the banner while the database
+cannot be written
 (the store holds the moves in memory meanwhile; the app asks it to write them every
 :data:`STORE_RETRY_S` until the disk takes them, and the banner goes).
 """
@@ -34,6 +36,7 @@ from companion.errors import CompanionError
 from companion.events import TimerCancelled, TimerEvent, TimerExpired, TimerReset, TimerStarted
 from companion.session import SessionRebuilt
 from companion.timers import MAX_TIMER_S, Phase
+from companion.ui.announcement import Announcer
 from companion.ui.bars import NavBar, StatusStrip
 from companion.ui.games import screen_class
 from companion.ui.history import HistoryScreen
@@ -47,6 +50,7 @@ from companion.ui.sound import Sounds
 from companion.ui.theme import THEME, register_font, rgb
 from companion.ui.timer import TimerScreen, timer_label
 from companion.ui.turns import TurnScreen
+from companion.ui.venue_feed import VenueFeed
 from firmware_bridge.accessory import AccessoryBridge, AccessoryStatus
 from firmware_bridge.firmware import accessory_proto
 from firmware_bridge.gpio import ButtonActions, PanelSettings, SandTimerPanel
@@ -97,6 +101,7 @@ class Hardware:
     ports: list[str]
     cameras: list[str]
     bridge: AccessoryBridge | None = None  # the USB timer accessory, when one is configured
+    venue: VenueFeed | None = None  # the link to the venue's broker, when the table is on one
 
 
 STRIP_ACCESSORY = {"off": "off", "searching": "none", "connecting": "connecting", "connected": "connected",
@@ -139,6 +144,7 @@ class CompanionApp(App):  # type: ignore[misc]
         self._store_retry: Any = None  # the Clock event that retries the held writes
         self.store_retries = 0
         """How many times the app has asked the store to write what it holds."""
+        self.announcer = Announcer(lambda: self.svc.clock.now())
 
     def build(self) -> Root:
         register_font()
@@ -159,6 +165,7 @@ class CompanionApp(App):  # type: ignore[misc]
                                  sound=self.sounds.state_word())
         self.manager = ScreenManager(transition=NoTransition())
         notify = self.notify
+        venue_status = self.hw.venue.status_line if self.hw.venue is not None else None
         home = HomeScreen(name="home", svc=self.svc, notify=notify, choose_language=self.set_language,
                           session_started=self.started)
         screens: list[Any] = [home, TimerScreen(name="timer", svc=self.svc, notify=notify),
@@ -166,7 +173,8 @@ class CompanionApp(App):  # type: ignore[misc]
                               TurnScreen(name="turns", svc=self.svc, notify=notify),
                               SettingsScreen(name="settings", svc=self.svc, notify=notify,
                                              ports=self.hw.ports, cameras=self.hw.cameras,
-                                             host=self.host if kiosk else None)]
+                                             host=self.host if kiosk else None,
+                                             venue_status=venue_status)]
         for key, title in game_choices()[1:]:  # the sand-timer has its own screen
             own = screen_class(key)
             if own is not None:
@@ -196,6 +204,8 @@ class CompanionApp(App):  # type: ignore[misc]
         if self.hw.bridge is not None:
             self.hw.bridge.attach(self.svc.bus)
             self.hw.bridge.start()
+        if self.hw.venue is not None:
+            self.hw.venue.start(self.announcer.show)
         Clock.schedule_interval(self.pump, 0)
         Clock.schedule_once(self._ready, 0)  # after the first frame: the screen shows the app
         return root
@@ -241,6 +251,7 @@ class CompanionApp(App):  # type: ignore[misc]
             self.root_widget.flash = FLASH_RGBA if on else NO_FLASH
             if since >= self.svc.config["gpio.alarm_s"] and self.sounds.is_alarm_playing:
                 self.sounds.stop_alarm()  # the sound stops after alarm_s; the flash waits for a tap
+        self.announcer.update(now)
         if self._note_until and now >= self._note_until:
             self._note_until = 0.0
             self.strip.note = ""
@@ -451,6 +462,8 @@ class CompanionApp(App):  # type: ignore[misc]
             self.hw.panel.close()
         if self.hw.bridge is not None:
             self.hw.bridge.close(flush_s=0.3)
+        if self.hw.venue is not None:
+            self.hw.venue.close()  # before the store: its outbox lies in the same database
         if not self._closed:
             self._closed = True
             self.svc.store.close()

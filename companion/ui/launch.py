@@ -1,7 +1,9 @@
 """Starting the touch app: Kivy's settings first (before its window exists), then the app.
 
-``companion`` (or ``companion app``) calls :func:`run`. Kivy reads its window settings when
+``companion`` (or ``companion app``) calls :func:`build`. Kivy reads its window settings when
 ``kivy.core.window`` is first imported, so nothing here imports the app before they are set.
+This is also where the venue link is made (:func:`make_venue`): the one module of the app that
+knows ``venue``; the screens get its state and its calls as plain callables.
 """
 
 from __future__ import annotations
@@ -11,7 +13,13 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from companion.config import Config
+    from companion.ui.services import Services
+    from companion.ui.venue_feed import VenueFeed
+    from venue.link import VenueSettings
 
 
 def configure_kivy(width: int, height: int, fullscreen: bool) -> None:
@@ -88,17 +96,22 @@ def make_piece_reader(config: Any, cameras: list[str]) -> Any:
 
 
 def build(config_path: Path | None, *, size: str | None = None, fullscreen: bool | None = None,
-          lang: str | None = None, gpio: str | None = None, app_class: Any = None) -> Any:
+          lang: str | None = None, gpio: str | None = None, venue: str | None = None,
+          table: str | None = None, app_class: Any = None) -> Any:
     """Everything the app needs, made in order; returns the app, ready to ``run()``.
 
-    :raises CompanionError: for a bad config or database (one line, exit 2, nothing switched on),
-        and (:class:`companion.store.StoreLocked`) when another app is writing the database.
+    *venue* and *table* are ``--venue`` and ``--table`` (None: the config's ``[venue]``).
+
+    :raises CompanionError: for a bad config, venue or database (one line, exit 2, nothing
+        switched on), and (:class:`companion.store.StoreLocked`) when another app is writing
+        the database.
     :raises BridgeError: for GPIO that cannot be had.
     """
     from companion.config import load_config
     from companion.store import Store
 
     config = load_config(config_path)
+    on_venue = venue_settings(config, venue, table)
     # Before Kivy is even loaded: a second app on this database stops here, with one line.
     store = Store.open(config.database_path)
     try:
@@ -113,14 +126,59 @@ def build(config_path: Path | None, *, size: str | None = None, fullscreen: bool
             from companion.config import Config
 
             config = Config({**config.values, **overrides}, config.presets, config.source)
-        return _assemble(config, config_path, store, app_class)
+        return _assemble(config, config_path, store, app_class, on_venue)
     except BaseException:
         store.close()  # lets the writer's lock go
         raise
 
 
-def _assemble(config: Any, config_path: Path | None, store: Any, app_class: Any) -> Any:
-    """The app around an open store: services, GPIO, accessory, camera, the app object."""
+def venue_settings(config: Config, venue: str | None = None,
+                   table: str | None = None) -> VenueSettings | None:
+    """Where the table publishes (``venue.link.VenueSettings``), from *venue* and *table* over
+    the config's ``[venue]``; None when it is on no broker.
+
+    :raises InvalidInput: for a bad URL or table id, or a broker without a table id.
+    """
+    import argparse
+
+    from companion.cli import venue_link
+
+    return venue_link.settings(argparse.Namespace(venue=venue, table=table), config)
+
+
+class _AppClock:
+    """The clock the app's services hold now (a journey may swap it after the app is made)."""
+
+    def __init__(self, services: Services) -> None:
+        self._services = services
+
+    def now(self) -> float:
+        return float(self._services.clock.now())
+
+
+def make_venue(services: Services, settings: VenueSettings) -> VenueFeed:
+    """The venue link for *settings* and the app's side of it (a ``VenueFeed``): the link's
+    closures run on Kivy's main thread, its timers are the current session's, its commands
+    go to the session and the announcer."""
+    from companion.cli import venue_link
+    from companion.ui.app import kivy_post
+    from companion.ui.venue_feed import LinkCalls, VenueFeed
+
+    feed = VenueFeed(services, kivy_post, table=settings.table, broker=str(settings.broker))
+    link = venue_link.open_link(settings, services.config, kivy_post, _AppClock(services),
+                                on_command=feed.command, on_status=feed.link_said)
+
+    def start() -> None:
+        link.attach(services.bus, feed.timers)
+        link.start()
+
+    feed.link = LinkCalls(start=start, close=link.close, refresh=link.refresh, publish_game=link.publish_game,
+                          publish_scores=link.publish_scores, is_connected=lambda: bool(link.connected))
+    return feed
+
+
+def _assemble(config: Any, config_path: Path | None, store: Any, app_class: Any, on_venue: Any = None) -> Any:
+    """The app around an open store: services, GPIO, accessory, camera, venue, the app object."""
     from companion.clock import MonotonicClock
     from companion.config import default_config_path
     from companion.events import EventBus
@@ -148,7 +206,8 @@ def _assemble(config: Any, config_path: Path | None, store: Any, app_class: Any)
     bridge = make_accessory(services, holder)
     accessory = STRIP_ACCESSORY["searching" if bridge is not None else "off"]
     hardware = Hardware(panel=panel, gpio=setup.kind, accessory=accessory, camera="ok" if cameras else "none",
-                        ports=ports, cameras=cameras, bridge=bridge)
+                        ports=ports, cameras=cameras, bridge=bridge,
+                        venue=make_venue(services, on_venue) if on_venue is not None else None)
     app = (app_class or CompanionApp)(services=services, hardware=hardware)
     holder.append(app)
     return app

@@ -22,7 +22,7 @@ MSGIDS = [
     N_("Language"), N_("GPIO"), N_("Buzzer"), N_("Buzzer pin"), N_("Status LED pin"), N_("Button pin"),
     N_("Negotiation (s)"), N_("Market (s)"), N_("Accessory port"), N_("Camera"), N_("Admin PIN"),
     N_("Volume"), N_("First warning"), N_("Second warning"), N_("Negotiation"), N_("Market"),
-    N_("Time per player"), N_("Time added each turn"),
+    N_("Time per player"), N_("Time added each turn"), N_("Venue"),
     # settings headings
     N_("Timers"), N_("Turn clock"), N_("Devices"),
     # the kiosk's host actions (Settings, behind the admin PIN)

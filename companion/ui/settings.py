@@ -1,7 +1,8 @@
 """The Settings screen, behind the admin PIN in kiosk mode.
 
 One scrolling list of rows, everyday ones first (language, volume, the timers' warnings and
-presets, the turn clock's defaults, the devices), the GPIO pin numbers last under an
+presets, the turn clock's defaults, the devices and the venue link's state), the GPIO pin
+numbers last under an
 "Advanced" heading that opens on a tap. Changes wait in :attr:`SettingsScreen.pending` until
 Save writes them into the config file; a new admin PIN is typed twice.
 """
@@ -9,6 +10,7 @@ Save writes them into the config file; a new admin PIN is typed twice.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +21,7 @@ from companion.errors import CompanionError
 from companion.timers import normalise_warnings
 from companion.ui.lang import TR
 from companion.ui.screens import BaseScreen
-from companion.ui.widgets import Stepper, TouchButton
+from companion.ui.widgets import FitLabel, Stepper, TouchButton
 from kiosk.host import LEAVE, POWEROFF, HostRequests
 from kiosk.pin import TRIES_FILE, PinGuard, PinTriesFile, hash_pin, is_pin
 
@@ -56,6 +58,9 @@ class SettingsScreen(BaseScreen):
     cameras: list[str] = ObjectProperty([])
     host: HostRequests | None = ObjectProperty(None, allownone=True)
     """The kiosk's way to ask for a power-off or to leave kiosk mode; None outside the kiosk."""
+    venue_status: Callable[[], str] | None = ObjectProperty(None, allownone=True)
+    """The venue link's state in one line (``t07 on mqtt://host:1883, connected``); None when
+    the table is on no venue's broker."""
     has_pin = BooleanProperty(False)
     """An admin PIN is set (the PIN page and its button then say "Change the PIN")."""
     pin_step = StringProperty("new")
@@ -76,6 +81,8 @@ class SettingsScreen(BaseScreen):
         self._guarded_hash = ""
         self._confirming = ""
         self._first_pin = ""
+        self.venue_label: Any = None
+        """The Devices row's text of the venue link's state, while the rows are built."""
         self.bind(size=self._check_scroll)
 
     def on_kv_post(self, *_: Any) -> None:
@@ -100,6 +107,10 @@ class SettingsScreen(BaseScreen):
     def refresh(self) -> None:
         if self.ids.pages.current == "settings":
             self.build_rows()
+
+    def update(self, now: float) -> None:
+        if self.venue_label is not None and self.venue_status is not None:
+            self.venue_label.text = self.venue_status()  # the link's state as it changes
 
     # -- the lock -------------------------------------------------------------------------------
 
@@ -201,6 +212,10 @@ class SettingsScreen(BaseScreen):
         heading("Devices")
         cycle("Accessory port", "accessory.port", ["auto", "none", *self.ports])
         cycle("Camera", "camera.source", ["auto", "none", *self.cameras])
+        self.venue_label = None
+        if self.venue_status is not None:
+            self.venue_label = FitLabel(text=self.venue_status(), halign="left")
+            row("Venue").ids.controls.add_widget(self.venue_label)
         if self.host is not None and self.svc.config["ui.kiosk"]:
             r = row("This table")
             for action, title in ((POWEROFF, "Shut down"), (LEAVE, "Leave kiosk mode")):
