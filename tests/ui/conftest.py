@@ -1,5 +1,6 @@
 """The UI tests need an X display: the test command runs them under xvfb-run; run alone, this
-starts an Xvfb itself (or skips, saying how to get one)."""
+starts an Xvfb itself (or skips, saying how to get one). The app's journeys on a venue's broker
+use the venue tests' broker fixtures (tests/venue/conftest.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 
 from tests.processes import tail
 from tests.slowdown import scaled
+from tests.venue.conftest import broker, connect, listen  # noqa: F401 - fixtures for tests/ui too
 
 
 @pytest.fixture(scope="session")
