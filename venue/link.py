@@ -15,8 +15,11 @@ closures to the core through ``post``.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
+import socket
 import ssl
+import threading
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -106,6 +109,9 @@ class VenueLink:
         self.connected = False  # as the core's thread has heard it
         self.status = "connecting"
         self._client = self._make_client()
+        self._closing = threading.Event()
+        self._starting = threading.Lock()  # the connector starts paho's loop only while not closing
+        self._connector: threading.Thread | None = None
         self._unsubscribe: list[Callable[[], None]] = []
 
     @property
@@ -122,17 +128,42 @@ class VenueLink:
 
     def start(self) -> None:
         """Send what an earlier run left in the outbox, publish the state, and connect in the
-        background (paho retries until the broker answers)."""
+        background: the first connection is tried until the broker answers (each new reason it
+        does not said through ``on_status``), then paho's loop keeps the link and reconnects."""
         self._queue.extend(self._outbox.pending())
         self.refresh()
+        self._connector = threading.Thread(target=self._connect_first, name="venue-connect", daemon=True)
+        self._connector.start()
+
+    def _connect_first(self) -> None:
+        """The connector thread: paho's first connection, retried 1, 2, 4... 16 s apart."""
         broker = self.settings.broker
-        self._client.connect_async(broker.host, broker.port, keepalive=KEEPALIVE_S,
-                                   clean_start=False, properties=self._connect_properties())
-        self._client.loop_start()
+        delay, said = 1.0, ""
+        while not self._closing.is_set():
+            try:
+                self._client.connect(broker.host, broker.port, keepalive=KEEPALIVE_S, clean_start=False,
+                                     properties=self._connect_properties())
+            except (OSError, ValueError) as exc:  # ssl's errors are OSErrors
+                why = connect_failure(exc)
+                if why != said:
+                    said = why
+                    text = f"cannot reach the broker at {broker}: {why}; retrying"
+                    self._post(functools.partial(self._say, text))
+                self._closing.wait(delay)
+                delay = min(2 * delay, 16.0)
+                continue
+            with self._starting:
+                if not self._closing.is_set():
+                    self._client.loop_start()
+                    return
+            self._client.disconnect()
+            return
 
     def close(self, *, wait_s: float = 3.0) -> None:
         """Deliver what is queued and ``offline``, for up to *wait_s* in all, and disconnect.
         Whatever the broker has not acknowledged by then stays in the outbox for the next start."""
+        with self._starting:
+            self._closing.set()
         for unsubscribe in self._unsubscribe:
             unsubscribe()
         self._unsubscribe.clear()
@@ -218,6 +249,7 @@ class VenueLink:
         will = status_body("offline", self._wall(), version=self._version)
         client.will_set(self.topics.status, encode(will), qos=1, retain=True)
         client.reconnect_delay_set(min_delay=1, max_delay=16)
+        client.connect_timeout = 10.0
         client.on_connect = lambda c, u, flags, rc, props: self._post(lambda: self._connected(rc))
         client.on_disconnect = lambda c, u, flags, rc, props: self._post(lambda: self._disconnected(rc))
         client.on_publish = lambda c, u, mid, rc, props: self._post(lambda: self._acked(mid, rc))
@@ -288,3 +320,19 @@ class VenueLink:
         log.info("venue: %s", text)
         if self._on_status is not None:
             self._on_status(text)
+
+
+def connect_failure(exc: BaseException) -> str:
+    """Why a connection to the broker failed, in a few words for a person."""
+    if isinstance(exc, socket.gaierror):
+        return f"unknown host ({exc.strerror or exc})"
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        why = exc.verify_message or exc
+        return f"TLS: the broker's certificate is not trusted ({why}; is venue.ca_file right?)"
+    if isinstance(exc, ssl.SSLError):
+        return f"TLS: {exc.reason or exc}"
+    if isinstance(exc, TimeoutError):
+        return "timed out"
+    if isinstance(exc, OSError):
+        return one_line(exc.strerror or str(exc) or type(exc).__name__)
+    return one_line(str(exc))

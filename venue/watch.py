@@ -29,7 +29,8 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
-from companion.errors import InvalidInput, one_line
+from companion.errors import InvalidInput
+from venue.link import connect_failure
 from venue.protocol import Broker, Heard, parse_topic, watch_filter
 
 STATE_PARTS = ("status", "timer", "main", "alarm", "game", "scores")
@@ -238,7 +239,8 @@ class Watcher:
             try:
                 self._client.tls_set(ca_certs=ca_file or None)
             except (OSError, ssl.SSLError) as exc:
-                raise InvalidInput("venue.ca_file", ca_file, f"cannot be used ({_reason(exc)})") from None
+                why = connect_failure(exc)
+                raise InvalidInput("venue.ca_file", ca_file, f"cannot be used ({why})") from None
         self._client.on_connect = self._on_connect
         self._client.on_disconnect = self._on_disconnect
         self._client.on_message = self._on_message
@@ -258,7 +260,7 @@ class Watcher:
             self._client.connect(self.broker.host, self.broker.port, keepalive=KEEPALIVE_S,
                                  clean_start=False, properties=props)
         except (OSError, ssl.SSLError, UnicodeError) as exc:
-            raise Unreachable(f"cannot reach the broker at {where}: {_reason(exc)}") from None
+            raise Unreachable(f"cannot reach the broker at {where}: {connect_failure(exc)}") from None
         self._client.loop_start()
         if not self._first.wait(timeout_s):
             self._client.loop_stop()
@@ -309,20 +311,6 @@ class Watcher:
             return
         if heard is not None:
             self.events.put(Received(heard, bool(message.retain), time.time()))
-
-
-def _reason(exc: BaseException) -> str:
-    if isinstance(exc, socket.gaierror):
-        return f"unknown host ({exc.strerror or exc})"
-    if isinstance(exc, ssl.SSLCertVerificationError):
-        why = exc.verify_message or exc
-        return f"TLS: the broker's certificate is not trusted ({why}; is venue.ca_file right?)"
-    if isinstance(exc, ssl.SSLError):
-        return f"TLS: {exc.reason or exc}"
-    if isinstance(exc, TimeoutError):
-        return "timed out"
-    return one_line(exc.strerror or str(exc) or type(exc).__name__) if isinstance(exc, OSError) \
-        else one_line(str(exc))
 
 
 def _lost(reason: ReasonCode) -> str:

@@ -27,6 +27,7 @@ from firmware_bridge.gpio import (
 )
 from venue.link import VenueLink
 from venue.protocol import Command
+from venue.setup import open_link
 
 ADJUST_STEP_S = 10.0
 """The terminal timer's +/- keys add or take this many seconds."""
@@ -130,8 +131,8 @@ def run_timer(args: argparse.Namespace) -> int:
             accessory.start()
         bus.subscribe(TimerEvent, display.show)
         if venue is not None:
-            link = venue_link.open_link(venue, config, loop.post, clock, on_status=display.note,
-                                        on_command=_venue_commands(board, name, press, reset, display.note))
+            link = open_link(venue, config, loop.post, clock, on_status=display.note,
+                             on_command=_venue_commands(board, name, press, reset, display.note))
             link.attach(bus, lambda: {n: board[n] for n in board.names})
             link.start()
         keys = _key_actions(board, name, press, reset, loop)

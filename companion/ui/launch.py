@@ -139,11 +139,9 @@ def venue_settings(config: Config, venue: str | None = None,
 
     :raises InvalidInput: for a bad URL or table id, or a broker without a table id.
     """
-    import argparse
+    from venue.setup import venue_settings as settings
 
-    from companion.cli import venue_link
-
-    return venue_link.settings(argparse.Namespace(venue=venue, table=table), config)
+    return settings(config, venue, table)
 
 
 class _AppClock:
@@ -160,12 +158,12 @@ def make_venue(services: Services, settings: VenueSettings) -> VenueFeed:
     """The venue link for *settings* and the app's side of it (a ``VenueFeed``): the link's
     closures run on Kivy's main thread, its timers are the current session's, its commands
     go to the session and the announcer."""
-    from companion.cli import venue_link
     from companion.ui.app import kivy_post
     from companion.ui.venue_feed import LinkCalls, VenueFeed
+    from venue.setup import open_link
 
     feed = VenueFeed(services, kivy_post, table=settings.table, broker=str(settings.broker))
-    link = venue_link.open_link(settings, services.config, kivy_post, _AppClock(services),
+    link = open_link(settings, services.config, kivy_post, _AppClock(services),
                                 on_command=feed.command, on_status=feed.link_said)
 
     def start() -> None:

@@ -307,3 +307,24 @@ def test_a_terminal_timer_is_followed_by_venue_watch_json(broker: Broker, connec
     assert [seq for _, seq in timers] == sorted(seq for _, seq in timers)
     assert [s["body"]["state"] for s in seen if s["part"] == "status"] == ["online", "offline"]
     assert any(s["part"] == "alarm" and s["body"]["state"] == "on" for s in seen)
+
+
+def test_a_table_over_tls_checks_the_brokers_certificate(
+        broker: Broker, listen: Callable[..., Connection], tmp_path: Path) -> None:
+    venue = listen("venue", ["companion/t1/status"])
+    config = _config(tmp_path, broker, ca_file=str(broker.ca_file))
+    config.write_text(config.read_text().replace(broker.url, broker.tls_url))
+    proc = _timer(config, "300")
+    try:
+        venue.next_matching(_is("companion/t1/status", state="online"), scaled(30))
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        finish(proc, "companion timer")
+    untrusted = tmp_path / "other"
+    untrusted.mkdir()
+    config = _config(untrusted, broker)  # no ca_file: the system's CAs do not know the test CA
+    config.write_text(config.read_text().replace(broker.url, broker.tls_url))
+    proc = _timer(config, "2")
+    out, err = finish(proc, "companion timer")  # the table plays on without its broker
+    assert proc.returncode == 0, err
+    assert '"expired"' in out and "certificate" in err.lower(), err

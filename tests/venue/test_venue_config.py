@@ -64,3 +64,13 @@ def test_a_bad_venue_option_is_one_line_and_exit_2(args: list[str], why: str, tm
     assert done.returncode == 2, done.stderr
     assert why in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_ca_file_that_is_not_one_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text(f'[venue]\nca_file = "{tmp_path / "missing.pem"}"\n')
+    done = subprocess.run([sys.executable, "-m", "companion", "--config", str(config), "timer", "5",
+                           "--gpio", "off", "--accessory", "none", "--venue", "mqtts://127.0.0.1:1",
+                           "--table", "t1"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert "venue.ca_file" in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
