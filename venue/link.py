@@ -56,6 +56,11 @@ from venue.timers import TimerSource, main_timer, timer_states
 log = logging.getLogger(__name__)
 
 SESSION_EXPIRY_S = 3600
+TAKEN_OVER = 0x8E
+"""MQTT 5's reason code when another client connected with the same client id (a broker may also
+just close the connection: then three connections in a row that end within
+:data:`SHORT_CONNECTION_S` say the same)."""
+SHORT_CONNECTION_S = 5.0
 KEEPALIVE_S = 15
 CommandHandler = Callable[[Command], None]
 """Carries out a venue's command on the core's thread; raises ``ValueError`` or one of the
@@ -107,6 +112,8 @@ class VenueLink:
         self._in_flight: tuple[mqtt.MQTTMessageInfo, Pending] | None = None
         self._refused: set[str] = set()
         self.connected = False  # as the core's thread has heard it
+        self._connected_at = 0.0
+        self._short_connections = 0
         self.status = "connecting"
         self._client = self._make_client()
         self._closing = threading.Event()
@@ -267,6 +274,7 @@ class VenueLink:
             self._say(f"the broker at {self.settings.broker} refused the table: {rc}")
             return
         self.connected = True
+        self._connected_at = self._clock.now()
         self._say(f"connected to {self.settings.broker} as {self.topics.base}")
         if self.settings.accept_commands:
             self._client.subscribe(self.topics.commands, qos=1)
@@ -284,7 +292,12 @@ class VenueLink:
         self._pump()
 
     def _disconnected(self, rc: ReasonCode) -> None:
-        if self.connected:
+        short = self.connected and self._clock.now() - self._connected_at < SHORT_CONNECTION_S
+        self._short_connections = self._short_connections + 1 if short else 0
+        if rc == TAKEN_OVER or self._short_connections >= 3:
+            self._say(f"the broker at {self.settings.broker} keeps dropping {self.topics.base} as soon as it "
+                      "connects: two tables may share the id; give each its own venue.table")
+        elif self.connected:
             self._say(f"lost the broker at {self.settings.broker} ({rc}); playing on, retrying")
         self.connected = False
 

@@ -328,3 +328,23 @@ def test_a_table_over_tls_checks_the_brokers_certificate(
     out, err = finish(proc, "companion timer")  # the table plays on without its broker
     assert proc.returncode == 0, err
     assert '"expired"' in out and "certificate" in err.lower(), err
+
+
+def test_two_tables_with_one_id_are_told_so(broker: Broker, listen: Callable[..., Connection],
+                                           tmp_path: Path) -> None:
+    venue = listen("venue", ["companion/t1/status"])
+    tables = []
+    try:
+        for name in ("first", "second"):
+            (tmp_path / name).mkdir()
+            tables.append(Lines(_timer(_config(tmp_path / name, broker), "300"), f"the {name} table"))
+            venue.next_matching(_is("companion/t1/status", state="online"), scaled(30))
+        deadline = time.monotonic() + scaled(30)
+        while "two tables may share the id" not in tables[0].stderr:  # its stderr is read on a thread
+            if time.monotonic() > deadline:
+                tables[0].fail("never said that another table took its id")
+            time.sleep(0.05)
+    finally:
+        for table in tables:
+            table.proc.kill()
+            table.proc.wait(scaled(30))
