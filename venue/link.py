@@ -187,6 +187,7 @@ class VenueLink:
                 break
             self._in_flight = None
             self._outbox.done(message.seq)
+        self._outbox.flush()
         if self._client.is_connected():
             info = self._client.publish(self.topics.status, encode(status_body("offline", self._wall())),
                                         qos=1, retain=True)
@@ -201,39 +202,43 @@ class VenueLink:
     def refresh(self) -> None:
         """Publish every topic whose content differs from what was last published."""
         states = timer_states(self._timers(), self._clock.now(), self._wall())
-        for name, body in states.items():
-            self._publish_state(self.topics.timer(name), body)
-        for topic in [t for t in self._sent if t.startswith(self.topics.timer(""))]:
-            if topic not in {self.topics.timer(n) for n in states}:
-                self._publish_state(topic, None)
+        changes: list[tuple[str, Mapping[str, Any] | None]] = [
+            (self.topics.timer(name), body) for name, body in states.items()]
+        named = {self.topics.timer(n) for n in states}
+        changes += [(t, None) for t in self._sent if t.startswith(self.topics.timer("")) and t not in named]
         main = main_timer(states)
-        self._publish_state(self.topics.main, None if main is None else states[main])
+        changes.append((self.topics.main, None if main is None else states[main]))
         expired = next((n for n, b in states.items() if b["state"] == "expired"), None)
-        self._publish_state(self.topics.alarm, {"state": "on" if expired else "off", "timer": expired,
-                                                "t": round(self._wall(), 3)})
+        changes.append((self.topics.alarm, {"state": "on" if expired else "off", "timer": expired,
+                                            "t": round(self._wall(), 3)}))
+        self._publish_states(changes)
 
     def publish_game(self, body: Mapping[str, Any]) -> None:
         """The game, its players and round (``docs/venue-protocol.md``), when it changed."""
-        self._publish_state(self.topics.game, {**body, "t": round(self._wall(), 3)})
+        self._publish_states([(self.topics.game, {**body, "t": round(self._wall(), 3)})])
 
     def publish_scores(self, body: Mapping[str, Any]) -> None:
-        self._publish_state(self.topics.scores, {**body, "t": round(self._wall(), 3)})
+        self._publish_states([(self.topics.scores, {**body, "t": round(self._wall(), 3)})])
 
     def _on_timer_event(self, event: TimerEvent) -> None:
         if not isinstance(event, (TimerTicked, WarningReached)):
             self.refresh()
 
-    def _publish_state(self, topic: str, body: Mapping[str, Any] | None) -> None:
-        # What a state says apart from when it was read: a running timer's deadline says its
-        # time left, so a refresh while it runs (another timer's change) sends nothing new.
-        content = b"" if body is None else encode({k: v for k, v in body.items() if k != "t" and not (
-            k == "remaining_s" and body.get("deadline") is not None)})
-        if self._sent.get(topic, b"" if topic.startswith(self.topics.timer("")) else None) == content:
-            return
-        self._sent[topic] = content
-        self._queue.append(self._outbox.add(topic, lambda seq: b"" if body is None
-                                            else encode({**body, "seq": seq})))
-        self._pump()
+    def _publish_states(self, changes: list[tuple[str, Mapping[str, Any] | None]]) -> None:
+        """Write the states that changed to the outbox (one transaction) and queue them."""
+        fresh: list[tuple[str, Callable[[int], bytes]]] = []
+        for topic, body in changes:
+            # What a state says apart from when it was read: a running timer's deadline says its
+            # time left, so a refresh while it runs (another timer's change) sends nothing new.
+            content = b"" if body is None else encode({k: v for k, v in body.items() if k != "t" and not (
+                k == "remaining_s" and body.get("deadline") is not None)})
+            if self._sent.get(topic, b"" if topic.startswith(self.topics.timer("")) else None) == content:
+                continue
+            self._sent[topic] = content
+            fresh.append((topic, functools.partial(_payload, body)))
+        if fresh:
+            self._queue.extend(self._outbox.add_all(fresh))
+            self._pump()
 
     def _pump(self) -> None:
         """Hand the next message to paho, if connected and none is waiting for its ack."""
@@ -349,3 +354,7 @@ def connect_failure(exc: BaseException) -> str:
     if isinstance(exc, OSError):
         return one_line(exc.strerror or str(exc) or type(exc).__name__)
     return one_line(str(exc))
+
+
+def _payload(body: Mapping[str, Any] | None, seq: int) -> bytes:
+    return b"" if body is None else encode({**body, "seq": seq})

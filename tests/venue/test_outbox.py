@@ -98,3 +98,21 @@ def test_the_outbox_table_is_in_the_session_database(tmp_path: Path) -> None:
     _add(Outbox(db, "p/t1"), "p/t1/alarm")
     names = {r[0] for r in sqlite3.connect(db).execute("SELECT name FROM sqlite_master WHERE type='table'")}
     assert {"venue_outbox", "venue_seq"} <= names
+
+
+def test_an_acknowledgement_reaches_the_disk_with_the_next_write(tmp_path: Path) -> None:
+    db = tmp_path / "c.sqlite3"
+    box = Outbox(db, "p/t1")
+    first = _add(box, "p/t1/alarm")
+    box.done(first)
+    assert box.pending() == []
+    assert [p.seq for p in Outbox(db, "p/t1").pending()] == [first]  # killed now: sent again, a repeat
+    second = _add(box, "p/t1/alarm")
+    assert [p.seq for p in Outbox(db, "p/t1").pending()] == [second]
+
+
+def test_a_changes_messages_are_written_together_with_consecutive_seqs(tmp_path: Path) -> None:
+    box = Outbox(tmp_path / "c.sqlite3", "p/t1")
+    made = box.add_all([("p/t1/timer/a", lambda s: b"%d" % s), ("p/t1/main", lambda s: b"%d" % s)])
+    assert [p.seq for p in made] == [made[0].seq, made[0].seq + 1]
+    assert [p.payload for p in made] == [b"%d" % p.seq for p in made]
