@@ -115,6 +115,11 @@ class VenueLink:
         self._connected_at = 0.0
         self._short_connections = 0
         self.status = "connecting"
+        """What the link last said, in a line (English, for a log or a terminal)."""
+        self.state = "connecting"
+        """``connecting``, ``connected``, ``unreachable`` (never reached yet), ``refused`` (the
+        broker said no: credentials, ACL), ``reconnecting`` (lost once connected) or
+        ``duplicate`` (another table seems to use this table's id)."""
         self._client = self._make_client()
         self._closing = threading.Event()
         self._starting = threading.Lock()  # the connector starts paho's loop only while not closing
@@ -155,7 +160,7 @@ class VenueLink:
                 if why != said:
                     said = why
                     text = f"cannot reach the broker at {broker}: {why}; retrying"
-                    self._post(functools.partial(self._say, text))
+                    self._post(functools.partial(self._say, text, "unreachable"))
                 self._closing.wait(delay)
                 delay = min(2 * delay, 16.0)
                 continue
@@ -276,11 +281,11 @@ class VenueLink:
     def _connected(self, rc: ReasonCode) -> None:
         if rc.is_failure:
             self.connected = False
-            self._say(f"the broker at {self.settings.broker} refused the table: {rc}")
+            self._say(f"the broker at {self.settings.broker} refused the table: {rc}", "refused")
             return
         self.connected = True
         self._connected_at = self._clock.now()
-        self._say(f"connected to {self.settings.broker} as {self.topics.base}")
+        self._say(f"connected to {self.settings.broker} as {self.topics.base}", "connected")
         if self.settings.accept_commands:
             self._client.subscribe(self.topics.commands, qos=1)
         online = status_body("online", self._wall(), version=self._version)
@@ -301,9 +306,10 @@ class VenueLink:
         self._short_connections = self._short_connections + 1 if short else 0
         if rc == TAKEN_OVER or self._short_connections >= 3:
             self._say(f"the broker at {self.settings.broker} keeps dropping {self.topics.base} as soon as it "
-                      "connects: two tables may share the id; give each its own venue.table")
+                      "connects: two tables may share the id; give each its own venue.table", "duplicate")
         elif self.connected:
-            self._say(f"lost the broker at {self.settings.broker} ({rc}); playing on, retrying")
+            self._say(f"lost the broker at {self.settings.broker} ({rc}); playing on, retrying",
+                      "reconnecting")
         self.connected = False
 
     def _acked(self, mid: int, rc: ReasonCode) -> None:
@@ -333,8 +339,8 @@ class VenueLink:
         body = {"command": dict(command), "ok": why is None, "why": why, "t": round(self._wall(), 3)}
         self._client.publish(self.topics.reply, encode(body), qos=1)
 
-    def _say(self, text: str) -> None:
-        self.status = text
+    def _say(self, text: str, state: str) -> None:
+        self.status, self.state = text, state
         log.info("venue: %s", text)
         if self._on_status is not None:
             self._on_status(text)

@@ -171,7 +171,7 @@ def make_venue(services: Services, settings: VenueSettings) -> VenueFeed:
         link.start()
 
     feed.link = LinkCalls(start=start, close=link.close, refresh=link.refresh, publish_game=link.publish_game,
-                          publish_scores=link.publish_scores, is_connected=lambda: bool(link.connected))
+                          publish_scores=link.publish_scores, state=lambda: link.state)
     return feed
 
 

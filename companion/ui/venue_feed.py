@@ -51,7 +51,9 @@ class LinkCalls:
     """Publish every timer whose state differs from what was last published."""
     publish_game: Callable[[Mapping[str, Any]], None]
     publish_scores: Callable[[Mapping[str, Any]], None]
-    is_connected: Callable[[], bool]
+    state: Callable[[], str]
+    """``connecting``, ``connected``, ``unreachable``, ``refused``, ``reconnecting`` or
+    ``duplicate`` (``venue.link.VenueLink.state``)."""
 
 
 def main_timer(board: TimerBoard) -> str | None:
@@ -78,8 +80,7 @@ class VenueFeed:
         self.link: LinkCalls | None = None
         self.announce: Callable[[str, float], None] = lambda _text, _s: None
         self.state = "connecting"
-        """``connecting``, ``connected``, ``reconnecting`` or ``refused``."""
-        self._was_connected = False
+        """The link's state, as :attr:`LinkCalls.state` gives it."""
         self._due = False
         self._rebuilt = False  # since the last flush: a rebuild's timer events may have been quiet
         self._shown: object = None  # the session the link last showed the timers of
@@ -185,10 +186,8 @@ class VenueFeed:
         self._post(self._read_state)
 
     def _read_state(self) -> None:
-        if self.link is not None and self.link.is_connected():
-            self.state, self._was_connected = "connected", True
-        else:
-            self.state = "reconnecting" if self._was_connected else "refused"
+        if self.link is not None:
+            self.state = self.link.state()
 
     def status_line(self) -> str:
         """``t07 on mqtt://host:1883, connected``, in the language in use."""
@@ -199,5 +198,7 @@ class VenueFeed:
 def state_word(state: str) -> str:
     """The link's state in the language in use."""
     words = {"connecting": TR._("connecting"), "connected": TR._("connected"),
-             "reconnecting": TR._("reconnecting"), "refused": TR._("refused by the broker")}
+             "reconnecting": TR._("reconnecting"), "refused": TR._("refused by the broker"),
+             "unreachable": TR._("cannot reach the broker"),
+             "duplicate": TR._("another table uses this id")}
     return words.get(state, state)

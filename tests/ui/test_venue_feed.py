@@ -5,6 +5,7 @@ both is tests/ui/test_venue_journey.py."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -46,7 +47,7 @@ class Table:
                                    refresh=lambda: self.sent.append(("refresh", None)),
                                    publish_game=lambda body: self.sent.append(("game", dict(body))),
                                    publish_scores=lambda body: self.sent.append(("scores", dict(body))),
-                                   is_connected=lambda: False)
+                                   state=lambda: "connecting")
         self.feed.start(lambda text, s: self.announced.append((text, s)))
 
     def run_posted(self) -> None:
@@ -156,3 +157,16 @@ def test_venue_feed_follows_whichever_session_is_current(table: Table) -> None:
     table.feed.close()
     table.feed.close()
     assert [what for what, _ in table.sent].count("close") == 1
+
+
+@pytest.mark.parametrize(("state", "said"), [
+    ("connected", "t07 on mqtt://venue:1883, connected"),
+    ("unreachable", "t07 on mqtt://venue:1883, cannot reach the broker"),
+    ("refused", "t07 on mqtt://venue:1883, refused by the broker"),
+    ("duplicate", "t07 on mqtt://venue:1883, another table uses this id"),
+])
+def test_settings_line_says_the_links_state(table: Table, state: str, said: str) -> None:
+    table.feed.link = dataclasses.replace(table.feed.link, state=lambda: state)  # type: ignore[arg-type]
+    table.feed.link_said("whatever the link said")
+    table.run_posted()
+    assert table.feed.status_line() == said

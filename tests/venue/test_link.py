@@ -7,6 +7,7 @@ import json
 import os
 import queue
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -348,3 +349,29 @@ def test_two_tables_with_one_id_are_told_so(broker: Broker, listen: Callable[...
         for table in tables:
             table.proc.kill()
             table.proc.wait(scaled(30))
+
+
+def test_a_broker_that_is_not_there_is_said_and_the_table_plays_on(tmp_path: Path) -> None:
+    core, bus = Core(), EventBus()
+    board = TimerBoard(MonotonicClock(), bus)
+    core.call(lambda: board.add("market", 60))
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    settings = VenueSettings(Address.from_url(f"mqtt://127.0.0.1:{port}"), "t1")
+
+    def make() -> VenueLink:
+        made = VenueLink(settings, Outbox(tmp_path / "db.sqlite3", "companion/t1"), core.post, board.clock,
+                         wall=time.time)
+        made.attach(bus, lambda: {n: board[n] for n in board.names})
+        return made
+    link = core.call(make)
+    try:
+        core.call(link.start)
+        core.call(lambda: board.start("market"))
+        core.until(lambda: link.state == "unreachable", "said unreachable")
+        assert "refused" in core.call(lambda: link.status).lower()
+        assert core.call(lambda: link.pending) >= 2  # kept for when the broker is there
+    finally:
+        core.call(lambda: link.close(wait_s=0.1))
+        core.stop()
