@@ -12,7 +12,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
@@ -23,6 +23,7 @@ from paho.mqtt.properties import Properties
 from companion.clock import MonotonicClock
 from companion.events import EventBus
 from companion.timers import TimerBoard
+from tests.disks import SmallDisk, mounted_small_disk
 from tests.processes import Lines, finish
 from tests.slowdown import scaled
 from tests.support.mosquitto import Broker, Connection, Received
@@ -375,3 +376,31 @@ def test_a_broker_that_is_not_there_is_said_and_the_table_plays_on(tmp_path: Pat
     finally:
         core.call(lambda: link.close(wait_s=0.1))
         core.stop()
+
+
+@pytest.fixture
+def small_disk() -> Iterator[SmallDisk]:
+    yield from mounted_small_disk()
+
+
+def test_a_full_disk_loses_no_change_on_the_way_to_the_broker(broker: Broker, small_disk: SmallDisk,
+                                                              tmp_path: Path) -> None:
+    watcher = _watcher(broker)
+    core, bus = Core(), EventBus()
+    board = TimerBoard(MonotonicClock(), bus)
+    core.call(lambda: board.add("market", 60))
+    link = _link(broker, small_disk.path / "companion.sqlite3", core, board, bus)
+    try:
+        core.call(link.start)
+        core.until(_delivered(link), "connected")
+        small_disk.fill()
+        for change in (lambda: board.start("market"), lambda: board.pause("market"),
+                       lambda: board.adjust("market", 5), lambda: board.reset("market")):
+            core.call(change)
+        states = _fresh(watcher, lambda b: b["state"] == "idle" and b["total_s"] == 60 and len(watcher.seen) > 1)
+        assert core.call(lambda: link._outbox.trouble) is not None  # it said why, and kept them in memory
+    finally:
+        core.call(link.close)
+        core.stop()
+        watcher.close()
+    assert [b["state"] for b in states] == ["idle", "running", "paused", "paused", "idle"]
