@@ -1,9 +1,9 @@
 """Where a session's game stands, for those who watch the table from elsewhere: the game, its
 players and round, and each player's points so far.
 
-Read from a :class:`~companion.session.TableSession` with the game's own rules (its fold and
-its ``score_document``), as the game's screen reads them. Only what the table's screen shows
-to everyone: Drakon's coin values stay unknown until the reveal. Pure; main thread, like the
+Read from a :class:`~companion.session.TableSession` with the game's own rules: its fold and
+its ``standings`` (``companion.games.GameInfo``), which say only what the table's screen shows
+to everyone (Drakon's coin values stay unknown until the reveal). Pure; main thread, like the
 session.
 """
 
@@ -19,10 +19,6 @@ from companion.history import game_name
 from companion.session import TableSession
 
 log = logging.getLogger(__name__)
-
-SHEET_SCORED = ("dragons-gold", "gold")
-"""The games whose score sheet scores as it is filled in (their ``score_document``'s ``scores``)."""
-
 
 def game_state(session: TableSession) -> dict[str, Any]:
     """``{"key", "title", "players", "round"}``: the stored key, the English title, the players'
@@ -59,26 +55,15 @@ def _folded(session: TableSession) -> Any:
 
 
 def _points(session: TableSession, names: list[str]) -> dict[str, int | float | None]:
-    none: dict[str, int | float | None] = dict.fromkeys(names)
     game = registered(session.game)
-    if game is None or game.score_document is None:
-        return none
+    if game is None or game.standings is None:
+        return dict.fromkeys(names)
     try:
-        if session.game == "drakon":
-            from companion.games.drakon import play as drakon_play
-
-            if not getattr(_folded(session), "revealed", False):
-                return none  # the coins lie face down: their values are nobody's business yet
-            out = game.score_document(drakon_play.sheet_document(session.score_document(), names))
-            return {n: _number(out.get("totals", {}).get(n)) for n in names}
-        if session.game not in SHEET_SCORED:
-            return none
-        out = game.score_document(session.score_document())
+        points = game.standings(names, session.score_document(), _folded(session))
     except CompanionError as exc:  # a sheet the rules refuse (a hand-edited log): nothing to say
         log.info("session %d: the sheet does not score: %s", session.id, exc)
-        return none
-    scores = out.get("scores", {})
-    return {n: _number(scores.get(n)) if session.score_sheet.get(n) else None for n in names}
+        return dict.fromkeys(names)
+    return {n: _number(points.get(n)) for n in names}
 
 
 def _final_points(result: Mapping[str, Any], names: list[str]) -> dict[str, int | float | None]:

@@ -44,6 +44,23 @@ class Fold(Protocol):
                  rules: str | None = None) -> Any: ...
 
 
+Points = Mapping[str, "int | float | None"]
+Standings = Callable[[Sequence[str], Mapping[str, Any], Any], Points]
+"""Each player's points so far: from the players in seat order, the session's score document
+(``{"players": {NAME: sheet}, ...}``) and the folded play state (None for a game without a fold);
+None for a player whose points are not to be said yet."""
+
+
+def sheet_points(score: Callable[[Any], dict[str, Any]], field: str = "scores") -> Standings:
+    """Standings read off the game's own scoring of the sheet as it stands (*field* of its
+    answer); a player with nothing on the sheet yet has None."""
+    def standings(names: Sequence[str], document: Mapping[str, Any], _state: Any) -> Points:
+        points = score(document).get(field, {})
+        sheets = document.get("players", {})
+        return {n: points.get(n) if sheets.get(n) else None for n in names}
+    return standings
+
+
 @dataclass(frozen=True)
 class GameInfo:
     """What the rest of the app knows of a game."""
@@ -65,6 +82,9 @@ class GameInfo:
     """The module under ``companion.ui.games`` whose ``SCREEN`` shows the game; None: the plain page."""
     bgg_id: int | None = None
     """Its BoardGameGeek id, where one was found with evidence (for ``companion export``)."""
+    standings: Standings | None = None
+    """Who stands where during the game, for the venue (:mod:`companion.standings`); None for a
+    game that scores only at its end."""
 
 
 def fold_moves(state: State, prefix: str, play_log: Iterable[LogEntry],

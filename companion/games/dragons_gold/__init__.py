@@ -1,6 +1,6 @@
 """Dragon's Gold: its rules (:mod:`.rules`) and the fold of its play log (:mod:`.play`); ``GAME``."""
 
-from companion.games import GameInfo
+from companion.games import GameInfo, sheet_points
 from companion.games.dragons_gold.rules import *  # noqa: F403 - the rules are the package's face
 from companion.i18n import N_
 
@@ -10,4 +10,5 @@ from companion.games.dragons_gold import play, rules
 
 GAME = GameInfo(key="dragons-gold", title=N_("Dragon's Gold"), min_players=rules.MIN_PLAYERS,
                 max_players=rules.MAX_PLAYERS, aliases=("dragonsgold", "dragons-gold", "sarkanyarany", "dg"),
-                score_document=rules.score_document, fold=play.fold, screen="dragons_gold", bgg_id=None)
+                score_document=rules.score_document, fold=play.fold, screen="dragons_gold", bgg_id=None,
+                standings=sheet_points(rules.score_document))

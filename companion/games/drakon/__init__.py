@@ -40,4 +40,5 @@ from companion.games.drakon import play, rules, scoring
 # keeper for the second (61269) and fourth (171630) editions.
 GAME = GameInfo(key="drakon", title=N_("Drakon"), min_players=rules.MIN_PLAYERS,
                 max_players=rules.MAX_PLAYERS, aliases=("дракон", "drakon-3e"),
-                score_document=scoring.score_document, fold=play.fold, screen="drakon", bgg_id=23107)
+                score_document=scoring.score_document, fold=play.fold, screen="drakon", bgg_id=23107,
+                standings=play.standings)

@@ -137,6 +137,15 @@ def deal(players: Sequence[str], rng: random.Random) -> dict[str, Any]:
     return {"heroes": {name: counter.hero.value for name, counter in counters.items()}}
 
 
+def standings(players: Sequence[str], doc: Mapping[str, Any], state: Any) -> dict[str, Any]:
+    """Each player's gold so far, once the coins are revealed; until then None for everyone:
+    the coins lie face down, and their values are nobody's business yet."""
+    if not getattr(state, "revealed", False):
+        return dict.fromkeys(players)
+    totals = drakon.score_document(sheet_document(doc, players))["totals"]
+    return {name: totals.get(name) for name in players}
+
+
 def sheet_document(doc: Mapping[str, Any], players: Sequence[str]) -> dict[str, Any]:
     """The ``companion score drakon`` document of a session's score sheet, for every player.
 

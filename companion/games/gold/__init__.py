@@ -24,7 +24,7 @@ Readings, where the rule book leaves a choice (each one named below):
 Everything here is stdlib-only, takes no time and does no I/O.
 """
 
-from companion.games import GameInfo
+from companion.games import GameInfo, sheet_points
 from companion.games.gold.rules import *  # noqa: F403 - the rules are the package's face
 from companion.games.gold.scoring import *  # noqa: F403 - the rules are the package's face
 from companion.i18n import N_
@@ -35,4 +35,5 @@ from companion.games.gold import rules, scoring
 
 GAME = GameInfo(key="gold", title=N_("Gold!"), min_players=rules.MIN_PLAYERS,
                 max_players=rules.MAX_PLAYERS, aliases=("gold!",),
-                score_document=scoring.score_document, fold=None, screen="gold", bgg_id=None)
+                score_document=scoring.score_document, fold=None, screen="gold", bgg_id=None,
+                standings=sheet_points(scoring.score_document))
