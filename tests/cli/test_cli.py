@@ -74,7 +74,7 @@ def test_cli_timer_preset_from_config(quick_config: Path) -> None:
      "companion: --preset: no such preset (known: market, negotiation) (got 'lunch')"),
     (["timer", "5", "--gpio", "maybe"],
      "companion timer: argument --gpio: invalid choice: 'maybe' (choose from auto, real, mock, off)"),
-    (["dance"], "companion: argument COMMAND: invalid choice: 'dance' (choose from timer, accessory, score, rules, export, app, vision, doctor, kiosk)"),
+    (["dance"], "companion: argument COMMAND: invalid choice: 'dance' (choose from timer, accessory, score, rules, export, app, vision, doctor, kiosk, venue)"),
 ])
 @pytest.mark.slow
 def test_cli_bad_input_is_one_line_and_exit_2(args: list[str], message: str) -> None:
