@@ -162,7 +162,9 @@ async def big_view_journey(app: Any) -> None:
     seen = [tuple(digits.color[:3])]
     digits.bind(color=lambda _w, colour: seen.append(tuple(colour[:3])))
     await press(app, view.ids.face)  # resume
-    assert await run_until(app, lambda: digits.color[:3] == THEME.red[:3], within_s=12, step_s=0.5) == 9
+    # Red at 3 s left: 9 s on; a busy machine may draw the new colour one step (0.5 s) later.
+    took = await run_until(app, lambda: digits.color[:3] == THEME.red[:3], within_s=12, step_s=0.5)
+    assert took in (9, 9.5), took
     assert tuple(THEME.amber[:3]) in seen, seen  # amber came first
     assert await run_until(app, lambda: board["negotiation"].phase.value == "expired", within_s=4) == 3
     await app.wait_clock_frames(2)
