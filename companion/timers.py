@@ -13,7 +13,7 @@ Time added after a warning fired does not make it fire a second time.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 
@@ -378,6 +378,16 @@ class TimerBoard:
     def is_idle(self) -> bool:
         """True when no timer is running or paused (nothing left to wait for)."""
         return all(t.phase in (Phase.IDLE, Phase.EXPIRED) for t in self._timers.values())
+
+
+def main_timer(timers: Mapping[str, Countdown]) -> str | None:
+    """The table's main timer among *timers* (by name, in the board's order): the running one
+    that ends first, else the first one; None when there are none."""
+    running = [(t.deadline if t.deadline is not None else math.inf, i, name)
+               for i, (name, t) in enumerate(timers.items()) if t.phase is Phase.RUNNING]
+    if running:
+        return min(running)[2]
+    return next(iter(timers), None)
 
 
 def _time_left(seconds: float) -> float:

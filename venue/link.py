@@ -40,6 +40,7 @@ from companion.events import (
     TimerTicked,
     WarningReached,
 )
+from companion.timers import main_timer
 from venue.discovery import discovery_messages
 from venue.outbox import Outbox, Pending
 from venue.protocol import (
@@ -51,7 +52,7 @@ from venue.protocol import (
     parse_command,
     status_body,
 )
-from venue.timers import TimerSource, main_timer, timer_states
+from venue.timers import TimerSource, timer_states
 
 log = logging.getLogger(__name__)
 
@@ -206,12 +207,13 @@ class VenueLink:
 
     def refresh(self) -> None:
         """Publish every topic whose content differs from what was last published."""
-        states = timer_states(self._timers(), self._clock.now(), self._wall())
+        timers = self._timers()
+        states = timer_states(timers, self._clock.now(), self._wall())
         changes: list[tuple[str, Mapping[str, Any] | None]] = [
             (self.topics.timer(name), body) for name, body in states.items()]
         named = {self.topics.timer(n) for n in states}
         changes += [(t, None) for t in self._sent if t.startswith(self.topics.timer("")) and t not in named]
-        main = main_timer(states)
+        main = main_timer(timers)
         changes.append((self.topics.main, None if main is None else states[main]))
         expired = next((n for n, b in states.items() if b["state"] == "expired"), None)
         changes.append((self.topics.alarm, {"state": "on" if expired else "off", "timer": expired,

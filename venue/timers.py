@@ -6,7 +6,6 @@ time, so a running timer's deadline goes on the wire as a wall time.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -26,12 +25,3 @@ def timer_states(timers: Mapping[str, Countdown], now_mono: float,
         deadline = None if timer.deadline is None else now_wall + (timer.deadline - now_mono)
         states[name] = timer_body(name, timer.phase.value, remaining, timer.total_s, deadline, now_wall)
     return states
-
-
-def main_timer(states: Mapping[str, Mapping[str, Any]]) -> str | None:
-    """The main timer: the running one that ends first, else the first one."""
-    running = [(b["deadline"] if b["deadline"] is not None else math.inf, i, n)
-               for i, (n, b) in enumerate(states.items()) if b["state"] == "running"]
-    if running:
-        return min(running)[2]
-    return next(iter(states), None)

@@ -9,7 +9,6 @@ everything is read from whatever session :class:`Services` holds at the time. Ma
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -18,7 +17,7 @@ from companion.errors import InvalidInput, TimerStateError
 from companion.events import Post, SessionChanged
 from companion.session import SessionRebuilt
 from companion.standings import game_state, score_state
-from companion.timers import Countdown, Phase, TimerBoard
+from companion.timers import Countdown, Phase, main_timer
 from companion.ui.lang import TR
 from companion.ui.services import Services
 
@@ -54,15 +53,6 @@ class LinkCalls:
     state: Callable[[], str]
     """``connecting``, ``connected``, ``unreachable``, ``refused``, ``reconnecting`` or
     ``duplicate`` (``venue.link.VenueLink.state``)."""
-
-
-def main_timer(board: TimerBoard) -> str | None:
-    """The table's main timer: the running one that ends first, else the first one."""
-    running = [(board[n].deadline or math.inf, i, n) for i, n in enumerate(board.names)
-               if board[n].phase is Phase.RUNNING]
-    if running:
-        return min(running)[2]
-    return board.names[0] if board.names else None
 
 
 class VenueFeed:
@@ -159,7 +149,7 @@ class VenueFeed:
         if session is None or not session.board.names:
             raise TimerStateError("this table has no timers")
         board = session.board
-        name = command.timer if command.timer is not None else main_timer(board)
+        name = command.timer if command.timer is not None else main_timer(self.timers())
         if name is None or name not in board:
             raise InvalidInput("timer", name, "no such timer here (timers: " + ", ".join(board.names) + ")")
         phase = board[name].phase

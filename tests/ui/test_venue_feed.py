@@ -21,9 +21,12 @@ from companion.errors import CompanionError  # noqa: E402
 from companion.events import EventBus  # noqa: E402
 from companion.session import Player  # noqa: E402
 from companion.store import Store  # noqa: E402
-from companion.timers import Phase  # noqa: E402
+from companion.timers import (
+    Phase,  # noqa: E402
+    main_timer,  # noqa: E402
+)
 from companion.ui.services import Services  # noqa: E402
-from companion.ui.venue_feed import LinkCalls, VenueFeed, main_timer  # noqa: E402
+from companion.ui.venue_feed import LinkCalls, VenueFeed  # noqa: E402
 from tests.conftest import FakeClock  # noqa: E402
 from venue.protocol import Command, parse_command  # noqa: E402
 
@@ -119,13 +122,13 @@ def test_venue_announcement_goes_to_the_screen(table: Table) -> None:
 
 def test_main_timer_is_the_running_one_ending_first(table: Table) -> None:
     session = table.svc.ensure_session()
-    assert main_timer(session.board) is None
+    assert main_timer(table.feed.timers()) is None
     for name, total in (("a", 60), ("b", 30), ("c", 10)):
         session.add_timer(name, total)
-    assert main_timer(session.board) == "a"
+    assert main_timer(table.feed.timers()) == "a"
     session.toggle("b")
     session.toggle("a")
-    assert main_timer(session.board) == "b"
+    assert main_timer(table.feed.timers()) == "b"
 
 
 def test_venue_feed_follows_whichever_session_is_current(table: Table) -> None:
