@@ -32,7 +32,7 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
 from companion.clock import Clock
-from companion.errors import CompanionError, one_line
+from companion.errors import CompanionError, InvalidInput, one_line
 from companion.events import (
     EventBus,
     Post,
@@ -155,7 +155,7 @@ class VenueLink:
         while not self._closing.is_set():
             try:
                 self._client.connect(broker.host, broker.port, keepalive=KEEPALIVE_S, clean_start=False,
-                                     properties=self._connect_properties())
+                                     properties=session_properties(PacketTypes.CONNECT, SESSION_EXPIRY_S))
             except (OSError, ValueError) as exc:  # ssl's errors are OSErrors
                 why = connect_failure(exc)
                 if why != said:
@@ -260,11 +260,8 @@ class VenueLink:
 
     def _make_client(self) -> mqtt.Client:
         s = self.settings
-        client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=s.client_id, protocol=mqtt.MQTTv5)
-        if s.username:
-            client.username_pw_set(s.username, s.password or None)
-        if s.broker.tls:
-            client.tls_set(ca_certs=s.ca_file or None, cert_reqs=ssl.CERT_REQUIRED)
+        client = new_client(s.client_id, s.broker, username=s.username, password=s.password,
+                            ca_file=s.ca_file)
         will = status_body("offline", self._wall(), version=self._version)
         client.will_set(self.topics.status, encode(will), qos=1, retain=True)
         client.reconnect_delay_set(min_delay=1, max_delay=16)
@@ -274,11 +271,6 @@ class VenueLink:
         client.on_publish = lambda c, u, mid, rc, props: self._post(lambda: self._acked(mid, rc))
         client.on_message = lambda c, u, msg: self._post(lambda: self._message(msg.topic, bytes(msg.payload)))
         return client
-
-    def _connect_properties(self) -> Properties:
-        props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
-        props.SessionExpiryInterval = SESSION_EXPIRY_S
-        return props
 
     def _connected(self, rc: ReasonCode) -> None:
         if rc.is_failure:
@@ -346,6 +338,32 @@ class VenueLink:
         log.info("venue: %s", text)
         if self._on_status is not None:
             self._on_status(text)
+
+
+def new_client(client_id: str, broker: Broker, *, username: str = "", password: str = "",
+               ca_file: str = "") -> mqtt.Client:
+    """A paho client speaking MQTT 5 (version 2 callbacks) as *client_id*, with the login, and
+    for ``mqtts://`` TLS that checks the broker's certificate against *ca_file* (else the
+    system's CAs).
+
+    :raises InvalidInput: for a CA file that cannot be used.
+    """
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
+    if username:
+        client.username_pw_set(username, password or None)
+    if broker.tls:
+        try:
+            client.tls_set(ca_certs=ca_file or None, cert_reqs=ssl.CERT_REQUIRED)
+        except (OSError, ssl.SSLError) as exc:
+            raise InvalidInput("venue.ca_file", ca_file, f"cannot be used ({connect_failure(exc)})") from None
+    return client
+
+
+def session_properties(packet: int, expiry_s: int) -> Properties:
+    """A CONNECT's or DISCONNECT's properties that set the session's expiry to *expiry_s*."""
+    props = Properties(packet)  # type: ignore[no-untyped-call]
+    props.SessionExpiryInterval = expiry_s
+    return props
 
 
 def connect_failure(exc: BaseException) -> str:

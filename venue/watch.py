@@ -23,14 +23,11 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import paho.mqtt.client as mqtt
-from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
-from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
-from companion.errors import InvalidInput
-from venue.link import connect_failure
+from venue.link import connect_failure, new_client, session_properties
 from venue.protocol import Broker, Heard, parse_topic, watch_filter
 
 STATE_PARTS = ("status", "timer", "main", "alarm", "game", "scores")
@@ -230,17 +227,8 @@ class Watcher:
         self._first = threading.Event()
         self._first_refusal: ReasonCode | None = None
         self._ever_connected = False
-        self._client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id(),
-                                   protocol=mqtt.MQTTv5)
+        self._client = new_client(client_id(), broker, username=username, password=password, ca_file=ca_file)
         self._client.reconnect_delay_set(1, 30)
-        if username:
-            self._client.username_pw_set(username, password or None)
-        if broker.tls:
-            try:
-                self._client.tls_set(ca_certs=ca_file or None)
-            except (OSError, ssl.SSLError) as exc:
-                why = connect_failure(exc)
-                raise InvalidInput("venue.ca_file", ca_file, f"cannot be used ({why})") from None
         self._client.on_connect = self._on_connect
         self._client.on_disconnect = self._on_disconnect
         self._client.on_message = self._on_message
@@ -254,8 +242,7 @@ class Watcher:
         host = self.broker.host
         where = f"[{host}]:{self.broker.port}" if ":" in host else f"{host}:{self.broker.port}"
         self.events.put(LinkState("connecting"))
-        props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
-        props.SessionExpiryInterval = SESSION_EXPIRY_S
+        props = session_properties(PacketTypes.CONNECT, SESSION_EXPIRY_S)
         try:
             self._client.connect(self.broker.host, self.broker.port, keepalive=KEEPALIVE_S,
                                  clean_start=False, properties=props)
@@ -274,9 +261,7 @@ class Watcher:
 
     def close(self) -> None:
         """Leave, telling the broker to drop this watcher's session."""
-        props = Properties(PacketTypes.DISCONNECT)  # type: ignore[no-untyped-call]
-        props.SessionExpiryInterval = 0
-        self._client.disconnect(properties=props)
+        self._client.disconnect(properties=session_properties(PacketTypes.DISCONNECT, 0))
         self._client.loop_stop()
 
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: ReasonCode,
