@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from companion.config import Config
     from companion.ui.services import Services
     from companion.ui.venue_feed import VenueFeed
     from venue.link import VenueSettings
@@ -109,6 +108,7 @@ def build(config_path: Path | None, *, size: str | None = None, fullscreen: bool
     """
     from companion.config import load_config
     from companion.store import Store
+    from venue.setup import venue_settings
 
     config = load_config(config_path)
     on_venue = venue_settings(config, venue, table)
@@ -130,18 +130,6 @@ def build(config_path: Path | None, *, size: str | None = None, fullscreen: bool
     except BaseException:
         store.close()  # lets the writer's lock go
         raise
-
-
-def venue_settings(config: Config, venue: str | None = None,
-                   table: str | None = None) -> VenueSettings | None:
-    """Where the table publishes (``venue.link.VenueSettings``), from *venue* and *table* over
-    the config's ``[venue]``; None when it is on no broker.
-
-    :raises InvalidInput: for a bad URL or table id, or a broker without a table id.
-    """
-    from venue.setup import venue_settings as settings
-
-    return settings(config, venue, table)
 
 
 class _AppClock:
