@@ -17,7 +17,7 @@ from shapely.ops import nearest_points
 REACH_COARSE_MM = 1.0
 REACH_STEP_MM = 0.05
 """A piece's outline is searched for its point farthest past the edge every REACH_COARSE_MM, then
-every REACH_STEP_MM where the coarse samples leave room for a farther one."""
+every REACH_STEP_MM where the coarse samples leave room for a farther one (:func:`_reach`)."""
 
 
 @dataclass(frozen=True)
@@ -50,34 +50,54 @@ def place(points: np.ndarray, x: float, y: float, theta_rad: float) -> np.ndarra
 
 def _reach(piece: Polygon, track: Polygon | MultiPolygon, edge: BaseGeometry) -> float:
     """How far *piece* reaches past *track*'s *edge*: the largest distance from the track of a
-    point of the piece outside it. That point lies on the piece's own outline (the rest of the
-    outline of the part outside is the track's edge), often between its corners (a straight edge
-    across a round infield). The distance changes by at most the step along the outline, so only
-    coarse samples within a step of the largest are searched finely. Only the edge near the part
-    outside is searched: no point of it is farther from the edge than the part is across."""
+    point of the piece outside it. That point lies on the part of the piece's outline outside the
+    track, often between its corners (a straight edge across a round infield). The distance changes
+    by at most as much as the point moves, so a straight stretch of outline whose ends lie a and b
+    from the edge, L apart, holds no point farther than (a + b + L) / 2: the outline is cut into
+    stretches of at most REACH_COARSE_MM, and those that could hold a point farther than the
+    farthest found by more than REACH_STEP_MM / 2 are searched every REACH_STEP_MM. Only the edge
+    near the part outside is searched: no point of it is farther from the edge than the part is
+    across, nor than the most a stretch could hold."""
     outside = piece.difference(track)
     if outside.is_empty:
         return 0.0
     x0, y0, x1, y1 = outside.bounds
     across = float(np.hypot(x1 - x0, y1 - y0)) + REACH_COARSE_MM
     near = shapely.clip_by_rect(edge, x0 - across, y0 - across, x1 + across, y1 + across)
-    ring = shapely.get_coordinates(piece.exterior)
-    at = np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(ring, axis=0).T))])  # along the outline
-    length = float(at[-1])
 
-    def farthest(along: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        s = np.mod(along, length)
-        xy = np.column_stack([np.interp(s, at, ring[:, 0]), np.interp(s, at, ring[:, 1])])
-        out = ~shapely.contains_xy(track, xy[:, 0], xy[:, 1])
-        return along[out], np.asarray(shapely.distance(near, shapely.points(xy[out])), np.float64)
-
-    along, dist = farthest(np.arange(0.0, length, REACH_COARSE_MM))
-    if not len(dist):
+    lines = shapely.get_parts(shapely.difference(piece.boundary, track))
+    xy, part = shapely.get_coordinates(lines, return_index=True)
+    same = part[1:] == part[:-1]
+    a, b = xy[:-1][same], xy[1:][same]  # the straight stretches of outline outside the track
+    if not len(a):
         return 0.0
-    near_max = along[dist >= dist.max() - REACH_COARSE_MM]
-    fine = (near_max[:, None] + np.arange(-REACH_COARSE_MM / 2, REACH_COARSE_MM / 2, REACH_STEP_MM)).ravel()
-    _along, dist = farthest(np.concatenate([fine, near_max]))
-    return float(dist.max()) if len(dist) else 0.0
+    pts, pair = _along(a, b, REACH_COARSE_MM)
+    dist = _distance(near, pts)
+    da, db = dist[pair], dist[pair + 1]
+    best = float(dist.max())
+    could = (da + db + np.hypot(*(pts[pair + 1] - pts[pair]).T)) / 2  # the most each stretch could hold
+    reach = float(could.max())
+    if reach <= best + REACH_STEP_MM / 2:
+        return best
+    # the stretches that could hold a farther point, finely; against only the edge within reach
+    near = shapely.clip_by_rect(near, x0 - reach, y0 - reach, x1 + reach, y1 + reach)
+    fine = could > best + REACH_STEP_MM / 2
+    pts, _pair = _along(pts[pair[fine]], pts[pair[fine] + 1], REACH_STEP_MM)
+    return max(best, float(_distance(near, pts).max()))
+
+
+def _distance(edge: BaseGeometry, points: np.ndarray) -> np.ndarray:
+    return np.asarray(shapely.distance(edge, shapely.points(points)), np.float64)
+
+
+def _along(a: np.ndarray, b: np.ndarray, step: float) -> tuple[np.ndarray, np.ndarray]:
+    """Points every *step* at most along the straight stretches from *a* to *b* (each (N, 2)), their
+    ends included, and the index of each point that has a next one on the same stretch."""
+    n = np.maximum(np.ceil(np.hypot(*(b - a).T) / step), 1).astype(int)
+    stretch = np.repeat(np.arange(len(a)), n + 1)
+    k = np.arange(len(stretch)) - np.repeat(np.cumsum(n + 1) - (n + 1), n + 1)
+    pts = a[stretch] + (k / n[stretch])[:, None] * (b - a)[stretch]
+    return pts, np.flatnonzero(k < n[stretch])
 
 
 def clearance(piece: Polygon, track: Polygon | MultiPolygon) -> Clearance:
