@@ -57,12 +57,13 @@ def _reach(piece: Polygon, track: Polygon | MultiPolygon, edge: BaseGeometry) ->
     stretches of at most REACH_COARSE_MM, and those that could hold a point farther than the
     farthest found by more than REACH_STEP_MM / 2 are searched every REACH_STEP_MM. Only the edge
     near the part outside is searched: no point of it is farther from the edge than the part is
-    across, nor than the most a stretch could hold."""
+    across (and away from the track), nor than the most a stretch could hold."""
     outside = piece.difference(track)
     if outside.is_empty:
         return 0.0
     x0, y0, x1, y1 = outside.bounds
-    across = float(np.hypot(x1 - x0, y1 - y0)) + REACH_COARSE_MM
+    gap = 0.0 if piece.intersects(edge) else float(piece.distance(edge))  # a piece wholly off the track
+    across = float(np.hypot(x1 - x0, y1 - y0)) + gap + REACH_COARSE_MM
     near = shapely.clip_by_rect(edge, x0 - across, y0 - across, x1 + across, y1 + across)
 
     lines = shapely.get_parts(shapely.difference(piece.boundary, track))

@@ -102,6 +102,10 @@ def test_clearance_across_the_edge_and_on_it() -> None:
     assert inside.clearance_mm == pytest.approx(10) and inside.contact_mm[0] == pytest.approx(400)
 
 
+def test_a_piece_wholly_off_the_track_reaches_as_far_as_its_farthest_corner() -> None:
+    assert geometry.clearance(box(500, 250, 520, 260), TRACK).clearance_mm == pytest.approx(-math.hypot(120, 60))
+
+
 def test_clearance_sees_a_hole_as_an_edge() -> None:
     ring = box(0, 0, 400, 400).difference(box(150, 150, 250, 250))
     assert geometry.clearance(box(140, 190, 148, 200), ring).clearance_mm == pytest.approx(2)
