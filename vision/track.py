@@ -143,6 +143,7 @@ def learn_track(image: np.ndarray, calibration: TableCalibration, layout: Layout
     s = px_per_mm
     top = rectify(image, calibration, area, s)
     lab = cv2.GaussianBlur(track_edge.to_lab(top), (0, 0), track_edge.SMOOTH_MM * s)
+    smooth = np.asarray(cv2.GaussianBlur(top, (0, 0), track_edge.SMOOTH_MM * s), np.float32)
     # the region is found at half the resolution (its edge is placed at the full one)
     h2, w2 = lab.shape[0] // 2, lab.shape[1] // 2
     half = np.asarray(cv2.resize(lab[:2 * h2, :2 * w2], (w2, h2), interpolation=cv2.INTER_AREA), np.float32)
@@ -152,11 +153,11 @@ def learn_track(image: np.ndarray, calibration: TableCalibration, layout: Layout
                            else "the play area")
     coarse = _seeded_part(_polygons(flooded.mask, s / 2, (x0, y0)), seeds_mm)
     coarse = shapely.geometry.polygon.orient(coarse, sign=1.0)  # right-hand normals point off the track
-    shell = track_edge.refine(np.asarray(coarse.exterior.coords)[:-1], lab, s, (x0, y0))
+    shell = track_edge.refine(np.asarray(coarse.exterior.coords)[:-1], lab, s, (x0, y0), smooth)
     line_lab = np.median(shell.outside[shell.found], axis=0) if shell.found.any() else flooded.line_lab
     rings = [_through_faint(shell, line_lab)]
     for hole in coarse.interiors:
-        edge = track_edge.refine(np.asarray(hole.coords)[:-1], lab, s, (x0, y0))
+        edge = track_edge.refine(np.asarray(hole.coords)[:-1], lab, s, (x0, y0), smooth)
         if _is_island(edge, Polygon(hole.coords), lab, s, (x0, y0), line_lab, flooded.track_lab):
             rings.append(_through_faint(edge, line_lab))
     for ring in rings:

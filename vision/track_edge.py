@@ -51,6 +51,8 @@ EDGE_PEAK_MIN = 8.0
 """ΔE per mm: a vertex whose strongest change of colour along its normal is weaker has no edge."""
 PEAK_SHARE = 0.5
 """The edge is the first local peak of colour change, going outward, at least this share of the strongest."""
+HALF_WAY_ROUNDS = 3
+"""The edge is placed half way between the colours either side of it this many times over."""
 SAMPLE_MM = 1.0
 """The colours either side of an edge are read this far from it: the track inside, the line outside
 (every edge line is at least 2 mm wide)."""
@@ -164,10 +166,13 @@ class RingEdge:
     normal: np.ndarray  # (N, 2) the unit normal each vertex moved along, away from the track
 
 
-def refine(ring_mm: np.ndarray, lab: np.ndarray, px_per_mm: float, origin: tuple[float, float]) -> RingEdge:
+def refine(ring_mm: np.ndarray, lab: np.ndarray, px_per_mm: float, origin: tuple[float, float],
+           bgr: np.ndarray | None = None) -> RingEdge:
     """Each vertex of *ring_mm* (open, oriented so that its right-hand normal points away from
     the track) moved along that normal to the edge, and measured there: the edge is the first
-    local peak of colour change going outward that is at least :data:`PEAK_SHARE` of the strongest."""
+    local peak of colour change going outward that is at least :data:`PEAK_SHARE` of the strongest,
+    placed, where *bgr* (the image *lab* was made from) is given, where its colour is half way
+    between the two sides (:func:`half_way`)."""
     pts = np.asarray(ring_mm, np.float64)
     n = len(pts)
     tangent = np.roll(pts, -2, axis=0) - np.roll(pts, 2, axis=0)  # over 4 vertices: less jagged
@@ -188,11 +193,36 @@ def refine(ring_mm: np.ndarray, lab: np.ndarray, px_per_mm: float, origin: tuple
     off = np.where(np.abs(den) > 1e-9, 0.5 * (a - c) / np.where(den == 0, 1.0, den), 0.0)
     t = steps[i] + EDGE_STEP_MM / 2 + np.clip(off, -1.0, 1.0) * EDGE_STEP_MM
     t = np.where(found, t, 0.0)
+    if bgr is not None:
+        for _ in range(HALF_WAY_ROUNDS):  # the sides read again about the new place each time
+            t = np.where(found, t + half_way(bgr, pts + t[:, None] * normal, normal, px_per_mm, origin), 0.0)
     moved = pts + t[:, None] * normal
     inside = _sample(lab, (moved - SAMPLE_MM * normal)[:, None, :], px_per_mm, origin)[:, 0]
     outside = _sample(lab, (moved + SAMPLE_MM * normal)[:, None, :], px_per_mm, origin)[:, 0]
     contrast = np.linalg.norm(outside - inside, axis=1)
     return RingEdge(moved, found, np.where(found, contrast, 0.0), inside, outside, normal)
+
+
+def half_way(bgr: np.ndarray, points_mm: np.ndarray, normal: np.ndarray, px_per_mm: float,
+             origin: tuple[float, float]) -> np.ndarray:
+    """How far along each *normal* from *points_mm* (an edge's steepest change of colour) the colour
+    of *bgr* is half way between the colours :data:`SAMPLE_MM` either side (mm; 0 where it does not
+    cross there). Blur spreads an edge evenly either side of it in the image's own values, while
+    CIELAB's steepest change leans to the darker side."""
+    offsets = np.arange(-SAMPLE_MM, SAMPLE_MM + EDGE_STEP_MM / 2, EDGE_STEP_MM)
+    where = points_mm[:, None, :] + offsets[None, :, None] * normal[:, None, :]
+    prof = _sample(bgr, where, px_per_mm, origin)
+    inside, outside = prof[:, 0], prof[:, -1]
+    span = outside - inside
+    share = np.einsum("nsk,nk->ns", prof - inside[:, None, :], span)
+    share /= np.maximum((span ** 2).sum(axis=1), 1e-9)[:, None]
+    cross = (share[:, :-1] < 0.5) & (share[:, 1:] >= 0.5)
+    middle = len(offsets) // 2
+    i = np.argmin(np.where(cross, np.abs(np.arange(len(offsets) - 1) - middle + 0.5), np.inf), axis=1)
+    rows = np.arange(len(points_mm))
+    s0, s1 = share[rows, i], share[rows, i + 1]
+    at = offsets[i] + (0.5 - s0) / np.where(s1 > s0, s1 - s0, 1.0) * EDGE_STEP_MM
+    return np.where(cross.any(axis=1), at, 0.0)
 
 
 def line_apart(ring: RingEdge, lab: np.ndarray, px_per_mm: float, origin: tuple[float, float],
