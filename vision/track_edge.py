@@ -36,7 +36,7 @@ LINE_GAP_MM = 3.0
 PRINT_BORDER_SHARE = 0.5
 """Print the flood leaves out is filled in when it borders the track more than this share as much
 as it borders the line."""
-PRINT_WIDTH_MM = 12.0
+PRINT_WIDTH_MM = 30.0
 """Print on the track that the flood leaves out is filled in when nowhere wider than this (mm)."""
 LINE_PAST_MM = (0.25, 2.5)
 """Where the line's colour is looked for past an edge (mm)."""

@@ -234,3 +234,14 @@ def test_a_wide_band_of_print_along_the_edge_gives_the_true_track_or_a_refusal()
         assert refused.at_mm is not None and np.hypot(refused.at_mm[0] - w / 2, refused.at_mm[1] - (h / 2 + 0.4 * h)) < 60
         return
     assert mean_edge_error(track.region, truth) < 0.3
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [29, 124])
+def test_guide_lines_running_close_together_into_the_line_are_track(seed: int) -> None:
+    """The tests' renderer's boards where two guide lines cross the track close together into the
+    edge line: too wide together to bridge, they are print on the track, not a notch in it."""
+    empty = synth.random_scene(seed, empty=True)
+    cal = calibrate(empty.image, empty.layout, Lens(empty.camera.K, empty.camera.dist))
+    track = learn_track(empty.image, cal, empty.layout, empty.seeds_mm)
+    assert mean_edge_error(track.region, empty.track) < 0.3
