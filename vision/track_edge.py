@@ -7,8 +7,9 @@ here is measured in CIELAB, where a distance (ΔE) is a perceived difference in 
   colour (the track's own art, clouds and parchment, changes softly), joined across thin
   print that crosses the track (guide lines) but never across the edge line's own colour;
 - :func:`refine`: each vertex of a ring is moved along the ring's normal to where the colour
-  changes fastest going outward, to a fraction of a pixel, and the contrast there, the colour
-  just inside and the colour of the line just outside are measured.
+  changes fastest going outward, then to where the image's colour is half way between the track's
+  and the line's there, to a fraction of a pixel; the contrast there, the colour just inside and
+  the colour of the line just outside are measured.
 """
 
 from __future__ import annotations
