@@ -56,22 +56,18 @@ def _reach(piece: Polygon, track: Polygon | MultiPolygon, edge: BaseGeometry) ->
     from the edge, L apart, holds no point farther than (a + b + L) / 2: the outline is cut into
     stretches of at most REACH_COARSE_MM, and those that could hold a point farther than the
     farthest found by more than REACH_STEP_MM / 2 are searched every REACH_STEP_MM. Only the edge
-    near the part outside is searched: no point of it is farther from the edge than the part is
-    across (and away from the track), nor than the most a stretch could hold."""
-    outside = piece.difference(track)
-    if outside.is_empty:
-        return 0.0
-    x0, y0, x1, y1 = outside.bounds
-    gap = 0.0 if piece.intersects(edge) else float(piece.distance(edge))  # a piece wholly off the track
-    across = float(np.hypot(x1 - x0, y1 - y0)) + gap + REACH_COARSE_MM
-    near = shapely.clip_by_rect(edge, x0 - across, y0 - across, x1 + across, y1 + across)
-
+    near that part of the outline is searched: no point of it is farther from the edge than the
+    part is across (and away from the track), nor than the most a stretch could hold."""
     lines = shapely.get_parts(shapely.difference(piece.boundary, track))
     xy, part = shapely.get_coordinates(lines, return_index=True)
     same = part[1:] == part[:-1]
     a, b = xy[:-1][same], xy[1:][same]  # the straight stretches of outline outside the track
     if not len(a):
         return 0.0
+    x0, y0, x1, y1 = shapely.total_bounds(lines)
+    gap = 0.0 if piece.intersects(edge) else float(piece.distance(edge))  # a piece wholly off the track
+    across = float(np.hypot(x1 - x0, y1 - y0)) + gap + REACH_COARSE_MM
+    near = shapely.clip_by_rect(edge, x0 - across, y0 - across, x1 + across, y1 + across)
     pts, pair = _along(a, b, REACH_COARSE_MM)
     dist = _distance(near, pts)
     da, db = dist[pair], dist[pair + 1]
