@@ -21,10 +21,7 @@ from companion.errors import CompanionError  # noqa: E402
 from companion.events import EventBus  # noqa: E402
 from companion.session import Player  # noqa: E402
 from companion.store import Store  # noqa: E402
-from companion.timers import (
-    Phase,  # noqa: E402
-    main_timer,  # noqa: E402
-)
+from companion.timers import Phase, main_timer  # noqa: E402
 from companion.ui.services import Services  # noqa: E402
 from companion.ui.venue_feed import LinkCalls, VenueFeed  # noqa: E402
 from tests.conftest import FakeClock  # noqa: E402
