@@ -187,8 +187,8 @@ def read_piece(spec: PieceSpec, seen: dict[int, np.ndarray], calibration: TableC
         return float(sigma_corner * np.sqrt(1.0 / n + float(np.sum((point - centre) ** 2)) / spread))
 
     outline = spec.outline_mm @ rot.T + t
-    c = geometry.clearance(geometry.polygon(outline), track.region)
-    contact = np.asarray(c.contact_mm)
+    piece = geometry.polygon(outline)
+    contact = np.asarray(geometry.contact(piece, track.region))
     sigma_fit, factor = sigma_markers(contact), band_factor(dof)
     if image is not None and factor * sigma_fit > OUTLINE_WORTH_MM:
         loose = factor * max(sigma_markers(p) for p in outline)
@@ -197,8 +197,10 @@ def read_piece(spec: PieceSpec, seen: dict[int, np.ndarray], calibration: TableC
         if refined is not None and band_factor(refined.dof) * refined.sigma_at(contact) < factor * sigma_fit:
             rot, t = refined.rot, refined.t
             outline = spec.outline_mm @ rot.T + t
-            c = geometry.clearance(geometry.polygon(outline), track.region)
-            sigma_fit, factor = refined.sigma_at(np.asarray(c.contact_mm)), band_factor(refined.dof)
+            piece = geometry.polygon(outline)
+            contact = np.asarray(geometry.contact(piece, track.region))
+            sigma_fit, factor = refined.sigma_at(contact), band_factor(refined.dof)
+    c = geometry.clearance(piece, track.region)
     sigma_cal = calibration.reprojection_error_mm
     parallax = 0.0 if calibration.has_pose else PARALLAX_FRACTION * spec.height_mm
     band = factor * float(np.sqrt(sigma_fit ** 2 + sigma_cal ** 2 + TRACK_SIGMA_MM ** 2)) + parallax
