@@ -18,6 +18,7 @@ allow: the markers' pose then stands.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import cv2
@@ -34,6 +35,8 @@ PROFILE_STEP_MM = 0.25
 """Colours are read along each normal this far apart (mm)."""
 INSIDE_MM = 3.0
 """The piece's colour is read from its inside at least this far in from the outline."""
+MIN_INSIDE = 20
+"""The fewest points inside a piece its colour is read from."""
 SAME_DE = 20.0
 """ΔE: a sample this close to the piece's median colour is the piece (its art shades a little)."""
 HALF_MM = 2.5
@@ -55,6 +58,8 @@ normals' outer products, as a share of their number."""
 SIDE_BIAS_MM = 0.15
 """How far a whole side may be seen in or out of the true outline (one standard deviation, mm): a
 rim, a bevel's highlight, a shadow along one side."""
+SETTLED = 1e-6
+"""The robust fit stops once no parameter moves more than this (mm, radians) in a round."""
 CORRELATION = 4.0
 """Neighbouring outline points share blur and print: their scatter counts as if 1 in this many
 were independent."""
@@ -84,13 +89,32 @@ class OutlinePose:
         return float(np.sqrt(np.linalg.eigvalsh(jac @ self.covariance @ jac.T)[-1]))
 
 
-def _outline_points(outline: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Points along a closed outline (piece frame), their outward unit normals and their side."""
-    poly = geometry.polygon(outline)
+@dataclass(frozen=True)
+class _Shape:
+    """A piece's outline in its own frame, as :func:`fit_outline` looks at it: points along it
+    (none near a corner), their outward unit normals and which side each is on; and points every
+    :data:`GRID_MM` inside it with how far each lies in from the outline."""
+
+    points: np.ndarray
+    normals: np.ndarray
+    sides: np.ndarray
+    grid: np.ndarray
+    depth: np.ndarray
+
+
+GRID_MM = 1.5
+"""The piece's own colour is read at points this far apart inside it."""
+
+
+@functools.lru_cache(maxsize=64)
+def _shape(outline: bytes) -> _Shape:
+    """The :class:`_Shape` of an outline given as the bytes of its (N, 2) float64 points (a layout
+    has few kinds of piece, each seen in every frame)."""
+    poly = geometry.polygon(np.frombuffer(outline, np.float64).reshape(-1, 2))
     shell = poly.exterior if poly.geom_type == "Polygon" else poly.convex_hull.exterior
     ring = shapely.get_coordinates(shell)
     ccw = shapely.LinearRing(ring).is_ccw
-    points, normals, sides = [], [], []
+    points, normals, sides = [np.zeros((0, 2))], [np.zeros((0, 2))], [np.zeros(0, int)]
     for k, (a, b) in enumerate(zip(ring[:-1], ring[1:], strict=True)):
         d = b - a
         length = float(np.hypot(*d))
@@ -102,31 +126,34 @@ def _outline_points(outline: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.nda
         points.append(a + along[:, None] * d)
         normals.append(np.broadcast_to(n, (len(along), 2)))
         sides.append(np.full(len(along), k))
-    if not points:
-        return np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0, int)
-    return np.concatenate(points), np.concatenate(normals), np.concatenate(sides)
+    x0, y0, x1, y1 = poly.bounds
+    xs, ys = np.meshgrid(np.arange(x0, x1, GRID_MM), np.arange(y0, y1, GRID_MM))
+    grid = np.column_stack([xs.ravel(), ys.ravel()])
+    grid = grid[shapely.contains_xy(poly, grid[:, 0], grid[:, 1])]
+    depth = np.asarray(shapely.distance(poly.boundary, shapely.points(grid)), np.float64)
+    return _Shape(np.concatenate(points), np.concatenate(normals), np.concatenate(sides), grid, depth)
 
 
 def _colours_at(image: np.ndarray, px: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """BGR (0-1) and CIELAB, each (..., 3), of BGR *image* at pixel positions *px* (..., 2)."""
+    """BGR (0-1) and CIELAB, each (..., 3) in float32, of BGR *image* at pixel positions *px* (..., 2)."""
     flat = px.reshape(-1, 1, 2).astype(np.float32)
     bgr = cv2.remap(image, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     bgr = np.clip(np.asarray(bgr, np.float32) / 255.0, 0.0, 1.0)
     lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab)
     shape = (*px.shape[:-1], 3)
-    return np.asarray(bgr, np.float64).reshape(shape), np.asarray(lab, np.float64).reshape(shape)
+    return bgr.reshape(shape), lab.reshape(shape)
 
 
-def _piece_colour(image: np.ndarray, calibration: TableCalibration, outline: np.ndarray,
+def _length(v: np.ndarray) -> np.ndarray:
+    """The Euclidean length of each vector along *v*'s last axis."""
+    return np.asarray(np.sqrt(np.einsum("...k,...k->...", v, v)))
+
+
+def _piece_colour(image: np.ndarray, calibration: TableCalibration, shape: _Shape,
                   rot: np.ndarray, t: np.ndarray, height_mm: float, inset_mm: float) -> np.ndarray | None:
     """The median CIELAB colour of the piece's inside, *inset_mm* in from its outline."""
-    inner = geometry.polygon(outline).buffer(-inset_mm)
-    if inner.is_empty or inner.area < 50.0:
-        return None
-    x0, y0, x1, y1 = inner.bounds
-    grid = np.stack(np.meshgrid(np.arange(x0, x1, 1.5), np.arange(y0, y1, 1.5)), axis=-1).reshape(-1, 2)
-    grid = grid[shapely.contains_xy(inner, grid[:, 0], grid[:, 1])]
-    if len(grid) < 20:
+    grid = shape.grid[shape.depth >= inset_mm]
+    if len(grid) < MIN_INSIDE:
         return None
     _bgr, lab = _colours_at(image, calibration.to_image(grid @ rot.T + t, height_mm))
     return np.asarray(np.median(lab, axis=0), np.float64)
@@ -142,14 +169,15 @@ def _find_edges(image: np.ndarray, calibration: TableCalibration, points: np.nda
     where = points[:, None, :] + steps[None, :, None] * normals[:, None, :]
     px = calibration.to_image(where.reshape(-1, 2), height_mm).reshape(*where.shape)
     bgr, lab = _colours_at(image, px)
-    change = np.linalg.norm(lab[:, 2:] - lab[:, :-2], axis=2)  # centred: at sample i + 1
+    change = _length(lab[:, 2:] - lab[:, :-2])  # centred: at sample i + 1
     side = int(round(SIDE_MM / PROFILE_STEP_MM))
     centre = np.arange(side, len(steps) - side)
     c = centre - 1  # change's index for sample centre
     after = np.minimum(c + 1, change.shape[1] - 1)
     peak = (change[:, c] >= change[:, c - 1]) & (change[:, c] >= change[:, after])
-    inner = np.linalg.norm(lab[:, centre - side] - colour, axis=2)
-    outer = np.linalg.norm(lab[:, centre + side] - colour, axis=2)
+    colour = colour.astype(np.float32)
+    inner = _length(lab[:, centre - side] - colour)
+    outer = _length(lab[:, centre + side] - colour)
     good = peak & (inner < SAME_DE) & (outer >= EDGE_MIN_DE)
     found = good.any(axis=1)
     strongest = np.argmax(np.where(good, change[:, c], -1.0), axis=1)
@@ -161,7 +189,7 @@ def _find_edges(image: np.ndarray, calibration: TableCalibration, points: np.nda
     lo, hi = np.maximum(k - half, 0), np.minimum(k + half, len(steps) - 1)
     inside, outside = bgr[rows, lo], bgr[rows, hi]
     span = outside - inside
-    span2 = np.maximum(np.sum(span ** 2, axis=1), 1e-9)
+    span2 = np.maximum(np.einsum("nk,nk->n", span, span), 1e-9)
     share = np.einsum("nsk,nk->ns", bgr - inside[:, None, :], span) / span2[:, None]
     idx = np.arange(len(steps) - 1)[None, :]
     within = (idx >= lo[:, None]) & (idx < hi[:, None])
@@ -182,19 +210,38 @@ def _jacobian(points: np.ndarray, normals: np.ndarray, centre: np.ndarray) -> np
     return np.column_stack([normals[:, 0], normals[:, 1], turn, np.ones(len(points))])
 
 
+def _median(values: np.ndarray) -> float:
+    """The median of a 1-D array (0 for none), as :func:`numpy.median` gives it, with less overhead."""
+    n = len(values)
+    if not n:
+        return 0.0
+    if n % 2:
+        return float(np.partition(values, n // 2)[n // 2])
+    part = np.partition(values, (n // 2 - 1, n // 2))
+    return float(part[n // 2 - 1] + part[n // 2]) / 2
+
+
 def _robust_step(jac: np.ndarray, shift: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The parameters of *jac* (:func:`_jacobian`) that best explain the points' shifts, by
-    Tukey-weighted least squares; the residuals and the final weights."""
+    Tukey-weighted least squares (until the parameters settle to :data:`SETTLED`); the residuals
+    and the final weights."""
     w = np.ones(len(shift))
     delta = np.zeros(jac.shape[1])
     for _ in range(8):
         a = jac * w[:, None]
-        delta = np.linalg.lstsq(a.T @ jac, a.T @ shift, rcond=None)[0]
+        try:
+            step = np.linalg.solve(a.T @ jac, a.T @ shift)
+        except np.linalg.LinAlgError:
+            step = np.linalg.lstsq(a.T @ jac, a.T @ shift, rcond=None)[0]
+        settled = bool(np.max(np.abs(step - delta)) < SETTLED)
+        delta = step
         res = shift - jac @ delta
-        scale = max(1.4826 * float(np.median(np.abs(res[w > 0]))) if (w > 0).any() else 0.0, SIGMA_FLOOR_MM)
+        scale = max(1.4826 * _median(np.abs(res[w > 0])), SIGMA_FLOOR_MM)
         u = res / (4.685 * scale)
         w = np.where(np.abs(u) < 1.0, (1 - u ** 2) ** 2, 0.0)
-    return delta, shift - jac @ delta, w
+        if settled:
+            break
+    return delta, res, w
 
 
 def fit_outline(image: np.ndarray, calibration: TableCalibration, outline_mm: np.ndarray,
@@ -203,17 +250,20 @@ def fit_outline(image: np.ndarray, calibration: TableCalibration, outline_mm: np
     markers' *rot*, *t* by its outline's edges in BGR *image*; *loose_mm* is how far (3 sigma)
     the markers' pose may put any point of the outline. None where the outline cannot be
     trusted to do better (see the module's docstring)."""
-    own_points, own_normals, own_sides = _outline_points(outline_mm)
+    shape = _shape(np.ascontiguousarray(outline_mm, np.float64).tobytes())
+    own_points, own_normals, own_sides = shape.points, shape.normals, shape.sides
     if len(own_points) < MIN_INLIERS:
         return None
     reach = float(np.clip(loose_mm + 1.0, 1.5, 8.0))
-    colour = _piece_colour(image, calibration, outline_mm, rot, t, height_mm, max(INSIDE_MM, reach + 1.0))
+    colour = _piece_colour(image, calibration, shape, rot, t, height_mm, max(INSIDE_MM, reach + 1.0))
     if colour is None:
         return None
     centre = own_points.mean(axis=0) @ rot.T + t
     first_rot, first_t = rot, t
-    for reach_now in (reach, 1.5):
-        pts, nrm = own_points @ rot.T + t, own_normals @ rot.T
+    # the first, wide look needs only every other point of a long outline; the close look takes all
+    thin = 2 if len(own_points) >= 4 * MIN_INLIERS else 1
+    for reach_now, every in ((reach, thin), (1.5, 1)):
+        pts, nrm = own_points[::every] @ rot.T + t, own_normals[::every] @ rot.T
         at, found = _find_edges(image, calibration, pts, nrm, colour, height_mm, reach_now)
         if found.mean() < MIN_FOUND_SHARE:
             return None

@@ -6,6 +6,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.vision.test_track_colour import (
     ORANGE,
@@ -18,7 +20,7 @@ from tests.vision.test_track_colour import (
     circuit,
     photo,
 )
-from vision import geometry, markers
+from vision import geometry, markers, outline
 from vision.flight import read_piece
 from vision.layout import PieceSpec
 from vision.track import Track
@@ -97,3 +99,24 @@ def test_an_outline_that_cannot_be_trusted_leaves_the_markers_pose(colour: tuple
     placed = read_piece(spec, seen, cal, track, image=image)  # type: ignore[arg-type]
     assert placed.clearance_mm == pytest.approx(loose.clearance_mm)
     assert placed.band_mm == pytest.approx(loose.band_mm)
+
+
+@given(st.lists(st.floats(0, 1e3, allow_nan=False), max_size=40))
+def test_the_robust_fits_median_is_numpys(values: list[float]) -> None:
+    expected = float(np.median(values)) if values else 0.0
+    assert outline._median(np.array(values, np.float64)) == pytest.approx(expected)
+
+
+def test_an_outline_is_worked_out_once_and_read_alike_each_time() -> None:
+    spec = template()
+    key = np.ascontiguousarray(spec.outline_mm, np.float64).tobytes()
+    shape = outline._shape(key)
+    assert outline._shape(key) is shape
+    # points along the four sides, none within CORNER_MM of a corner; inside points' depths true
+    assert set(shape.sides.tolist()) == {0, 1, 2, 3}
+    corners = spec.outline_mm
+    gaps = np.min(np.hypot(*(shape.points[:, None, :] - corners[None]).transpose(2, 0, 1)), axis=1)
+    assert gaps.min() >= outline.CORNER_MM - 1e-9
+    x, y = shape.grid.T
+    depth = np.minimum.reduce([x, LENGTH - x, y, WIDTH - y])
+    np.testing.assert_allclose(shape.depth, depth, atol=1e-9)
