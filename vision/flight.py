@@ -4,8 +4,9 @@ Each piece carries one or more markers. Their corners, seen in the frame, are ta
 the table plane at the piece's height (with a camera pose; the table's own plane without
 one), a rigid fit of the piece's own marker corners onto them gives its pose, and its
 outline against the learned track gives the signed clearance (:mod:`vision.geometry`).
-Where the markers leave the contact point loose (a long template on one small marker), the
-piece's own outline in the frame corrects the pose when it is the surer (:mod:`vision.outline`).
+Where the markers leave the contact point loose (a long template on one small marker) and the
+verdict open, the piece's own outline in the frame corrects the pose when it is the surer
+(:mod:`vision.outline`).
 
 The verdict is ``uncertain`` only inside a band measured for that piece at that point:
 the table calibration's error, the pose's scatter carried to the contact point (for markers,
@@ -45,8 +46,11 @@ TRACK_SIGMA_MM = 0.15
 """The learned track's edge against the printed one, one standard deviation (mm): the flood and the
 refinement place it to a fraction of a pixel, but print, blur and light move it a little."""
 OUTLINE_WORTH_MM = 0.3
+OPEN_MARGIN_MM = 1.0
 """A piece's own outline is fitted (:mod:`vision.outline`) where its markers leave the contact point
-looser than this (the band's pose part, mm): a long template on one small marker."""
+looser than OUTLINE_WORTH_MM (the band's pose part, mm), a long template on one small marker, and
+the verdict open: the clearance within the markers' band and OPEN_MARGIN_MM more. A piece called
+from its markers alone keeps their band."""
 FAINT_NEAR_MM = 5.0
 FAINT_MARGIN_MM = 1.0
 """Where the learned edge is faint within :data:`FAINT_NEAR_MM` of a piece's contact point (its place
@@ -186,29 +190,33 @@ def read_piece(spec: PieceSpec, seen: dict[int, np.ndarray], calibration: TableC
         """The markers' pose's scatter levered to *point*."""
         return float(sigma_corner * np.sqrt(1.0 / n + float(np.sum((point - centre) ** 2)) / spread))
 
+    sigma_cal = calibration.reprojection_error_mm
+    parallax = 0.0 if calibration.has_pose else PARALLAX_FRACTION * spec.height_mm
+
+    def band_of(sigma_pose: float, factor: float) -> float:
+        return factor * float(np.sqrt(sigma_pose ** 2 + sigma_cal ** 2 + TRACK_SIGMA_MM ** 2)) + parallax
+
     outline = spec.outline_mm @ rot.T + t
-    piece = geometry.polygon(outline)
-    contact = np.asarray(geometry.contact(piece, track.region))
+    c = geometry.clearance(geometry.polygon(outline), track.region)
+    contact = np.asarray(c.contact_mm)
     sigma_fit, factor = sigma_markers(contact), band_factor(dof)
-    if image is not None and factor * sigma_fit > OUTLINE_WORTH_MM:
+    if (image is not None and factor * sigma_fit > OUTLINE_WORTH_MM
+            and abs(c.clearance_mm) < band_of(sigma_fit, factor) + OPEN_MARGIN_MM):
         loose = factor * max(sigma_markers(p) for p in outline)
         refined = fit_outline(image, calibration, spec.outline_mm, spec.height_mm, rot, t, loose)
         # the outline's pose is taken where it is the surer of the two at the contact point
         if refined is not None and band_factor(refined.dof) * refined.sigma_at(contact) < factor * sigma_fit:
             rot, t = refined.rot, refined.t
             outline = spec.outline_mm @ rot.T + t
-            piece = geometry.polygon(outline)
-            contact = np.asarray(geometry.contact(piece, track.region))
-            sigma_fit, factor = refined.sigma_at(contact), band_factor(refined.dof)
-    c = geometry.clearance(piece, track.region)
-    sigma_cal = calibration.reprojection_error_mm
-    parallax = 0.0 if calibration.has_pose else PARALLAX_FRACTION * spec.height_mm
-    band = factor * float(np.sqrt(sigma_fit ** 2 + sigma_cal ** 2 + TRACK_SIGMA_MM ** 2)) + parallax
+            c = geometry.clearance(geometry.polygon(outline), track.region)
+            sigma_fit, factor = refined.sigma_at(np.asarray(c.contact_mm)), band_factor(refined.dof)
+    band = band_of(sigma_fit, factor)
     note = ""
     if band > MAX_BAND_MM:  # reported as it is: a narrower band would make wrong calls
         why = ("no lens calibration to correct for its height" if parallax > 0 and parallax > band / 2
                else "only one of its markers in view" if len(fit.ids) < len(spec.markers)
-               else "its markers are blurred")
+               else "its markers are blurred" if fit.variance / OWN_SCATTER_SHARE > variance
+               else "its markers are small for its length")
         note = f"measured to +-{band:.2f} mm only ({why}): the players decide near the edge"
     if track.weak_near(c.contact_mm, FAINT_NEAR_MM):
         band += FAINT_MARGIN_MM

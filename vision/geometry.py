@@ -100,27 +100,15 @@ def _along(a: np.ndarray, b: np.ndarray, step: float) -> tuple[np.ndarray, np.nd
 def clearance(piece: Polygon, track: Polygon | MultiPolygon) -> Clearance:
     """The signed clearance of *piece* against the edge of the drivable region *track*."""
     edge = track.boundary
-    inside = piece.within(track) and not piece.intersects(edge)
-    amount = float(piece.distance(edge)) if inside else -_reach(piece, track, edge)
-    return Clearance(amount, _contact(piece, edge, inside))
-
-
-def contact(piece: Polygon, track: Polygon | MultiPolygon) -> tuple[float, float]:
-    """The contact point of :func:`clearance`, without the clearance (which takes longer for a
-    piece that reaches past the edge)."""
-    edge = track.boundary
-    return _contact(piece, edge, piece.within(track) and not piece.intersects(edge))
-
-
-def _contact(piece: Polygon, edge: BaseGeometry, inside: bool) -> tuple[float, float]:
-    if inside:
-        point = nearest_points(edge, piece)[0]
-        return point.x, point.y
+    if piece.within(track) and not piece.intersects(edge):
+        on_edge, _ = nearest_points(edge, piece)
+        return Clearance(float(piece.distance(edge)), (on_edge.x, on_edge.y))
+    reach = _reach(piece, track, edge)
     crossing = piece.intersection(edge)
     if not crossing.is_empty:
         mid = crossing.centroid if crossing.length == 0 else crossing.interpolate(0.5, normalized=True) \
             if crossing.geom_type == "LineString" else crossing.centroid
-        point = nearest_points(edge, mid)[0]
+        contact = nearest_points(edge, mid)[0]
     else:
-        point = nearest_points(edge, piece)[0]
-    return point.x, point.y
+        contact = nearest_points(edge, piece)[0]
+    return Clearance(-reach, (contact.x, contact.y))

@@ -21,7 +21,7 @@ from tests.vision.test_track_colour import (
     photo,
 )
 from vision import geometry, markers, outline
-from vision.flight import read_piece
+from vision.flight import MAX_BAND_MM, OPEN_MARGIN_MM, read_piece
 from vision.layout import PieceSpec
 from vision.track import Track
 
@@ -58,8 +58,9 @@ def draw_template(tex: np.ndarray, spec: PieceSpec, x: float, y: float, theta: f
     return geometry.place(spec.outline_mm, x, y, theta)
 
 
-def scene(colour: tuple[int, int, int], strip_shift_mm: float = 0.0):  # type: ignore[no-untyped-def]
-    """A circuit with the template lying along its top arm, 2.5 mm clear of the outer edge at its
+def scene(colour: tuple[int, int, int], strip_shift_mm: float = 0.0,  # type: ignore[no-untyped-def]
+          gap_mm: float = 2.5):
+    """A circuit with the template lying along its top arm, *gap_mm* clear of the outer edge at its
     nearest; the frame, the piece, the markers seen, the track and the true clearance."""
     truth, _seeds = circuit()
     _camera, cal, (w, h) = camera_and_calibration()
@@ -67,9 +68,9 @@ def scene(colour: tuple[int, int, int], strip_shift_mm: float = 0.0):  # type: i
     spec = template()
     theta = np.radians(3.0)
     x, y = w / 2 - 110.0, h / 2 - 0.4 * h + 40.0
-    for _ in range(6):  # slide it up until its nearest point is 2.5 mm from the edge
+    for _ in range(6):  # slide it up until its nearest point is gap_mm from the edge
         gap = geometry.clearance(geometry.polygon(geometry.place(spec.outline_mm, x, y, theta)), truth)
-        y -= gap.clearance_mm - 2.5
+        y -= gap.clearance_mm - gap_mm
     outline = draw_template(tex, spec, x, y, theta, colour, strip_shift_mm)
     image = photo(tex)
     seen = markers.detect(image)
@@ -99,6 +100,19 @@ def test_an_outline_that_cannot_be_trusted_leaves_the_markers_pose(colour: tuple
     placed = read_piece(spec, seen, cal, track, image=image)  # type: ignore[arg-type]
     assert placed.clearance_mm == pytest.approx(loose.clearance_mm)
     assert placed.band_mm == pytest.approx(loose.band_mm)
+
+
+@pytest.mark.slow
+def test_a_piece_its_markers_call_clearly_is_not_fitted_to_its_outline() -> None:
+    image, spec, seen, cal, track, true_clearance = scene(MAGENTA, gap_mm=6.0)
+    loose = read_piece(spec, seen, cal, track)  # type: ignore[arg-type]
+    placed = read_piece(spec, seen, cal, track, image=image)  # type: ignore[arg-type]
+    assert abs(loose.clearance_mm) > loose.band_mm + OPEN_MARGIN_MM  # the markers decide it
+    assert placed.verdict == "clear" and placed.clearance_mm == loose.clearance_mm
+    assert placed.band_mm == loose.band_mm
+    assert abs(placed.clearance_mm - true_clearance) < placed.band_mm
+    if placed.band_mm > MAX_BAND_MM:  # one sharp marker far from the far end: not blur
+        assert "small for its length" in placed.note
 
 
 @given(st.lists(st.floats(0, 1e3, allow_nan=False), max_size=40))
