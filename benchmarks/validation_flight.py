@@ -1,7 +1,7 @@
 """The Volatio edge check on the independent renderer's validation scenes, through the CLI contract.
 
     .venv/bin/python benchmarks/validation_flight.py [--set DIR] [--scenes N] [--misses] [--json]
-        [--overlays DIR]
+        [--overlays DIR] [--timing RUNS]
 
 DIR is the validation set's root (default ``../shared/validation/vision`` beside the checkout);
 ``flight/sceneNN/`` holds ``learn.jpg`` (the empty board), ``flight.jpg`` (the board with
@@ -16,6 +16,10 @@ clearance's mean absolute error over the pieces reported; the learned track agai
 one: the area of their intersection over their union (IoU) and the mean distance from points
 every 1 mm along the true edge to the learned edge. A track that ``learn-track`` refuses is
 counted as refused with its reason, and that scene's pieces as not right.
+
+``--timing RUNS`` also times ``check-flight``'s work in this process, as the app does it for each
+frame (marker detection, calibration and the check against the learned track; the image already
+decoded): each scene's frame RUNS times, its median taken; the median scene at each size printed.
 """
 
 from __future__ import annotations
@@ -23,7 +27,9 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,6 +69,27 @@ def _polygonal(poly: Polygon) -> Any:
     fixed = shapely.make_valid(poly)
     parts = shapely.get_parts(fixed)
     return shapely.unary_union([p for p in parts if p.geom_type in ("Polygon", "MultiPolygon")])
+
+
+def frame_ms(scene: Path, track_file: Path, runs: int) -> float:
+    """The median time (ms) of detecting the markers, calibrating and checking *scene*'s flight frame."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from vision import markers
+    from vision.calibration import calibrate
+    from vision.flight import check_flight
+    from vision.layout import load_layout
+    from vision.library.files import read_image
+    from vision.track import load_track
+
+    image, layout, track = read_image(scene / "flight.jpg"), load_layout(scene / "layout.json"), \
+        load_track(track_file)
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        seen = markers.detect(image, layout.dictionary)
+        check_flight(image, layout, calibrate(image, layout, None, seen), track, seen)
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
 
 
 def score_scene(scene: Path, tmp: Path, tally: Tally, overlays: Path | None) -> None:
@@ -126,6 +153,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--misses", action="store_true", help="list every piece not called right")
     parser.add_argument("--overlays", type=Path, metavar="DIR", help="write each scene's pictures here")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--timing", type=int, default=0, metavar="RUNS",
+                        help="time each learned scene's check in process, RUNS times")
     args = parser.parse_args(argv)
     scenes = scene_dirs(args.set, "flight", args.scenes)
     if args.overlays:
@@ -134,12 +163,20 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="validation-flight-") as tmp:
         for scene in scenes:
             score_scene(scene, Path(tmp), tally, args.overlays)
+        timing: dict[str, list[float]] = {}
+        for scene in scenes if args.timing else []:
+            track_file = Path(tmp) / f"{scene.name}-track.json"
+            if track_file.exists():
+                size = "x".join(str(v) for v in json.loads((scene / "truth.json").read_text())["resolution"])
+                timing.setdefault(size, []).append(frame_ms(scene, track_file, args.timing))
     learned = [t for t in tally.tracks if "iou" in t]
     mae = statistics.fmean(tally.errors_mm) if tally.errors_mm else float("nan")
     if args.json:
         print(json.dumps({"decisive": tally.decisive, "right": tally.right, "wrong": tally.wrong,
                           "uncertain": tally.uncertain, "clearance_mae_mm": round(mae, 3),
-                          "tracks": tally.tracks, "misses": tally.misses}, indent=1))
+                          "tracks": tally.tracks, "misses": tally.misses,
+                          "frame_ms_median": {k: round(statistics.median(v), 1) for k, v in timing.items()}},
+                         indent=1))
         return 0
     print(f"decisive verdicts right: {tally.right} / {tally.decisive}; wrong calls: {tally.wrong}; "
           f"uncertain: {tally.uncertain}; clearance MAE {mae:.3f} mm over {len(tally.errors_mm)} pieces")
@@ -150,6 +187,9 @@ def main(argv: list[str] | None = None) -> int:
                                      else f"refused: {t['refused']}"))
     if args.misses:
         print("\n".join(f"  - {m}" for m in tally.misses))
+    for size, times in sorted(timing.items()):
+        print(f"check-flight in process, {size}: {statistics.median(times):.1f} ms at the median of "
+              f"{len(times)} frames (each its median of {args.timing} runs)")
     return 0
 
 
