@@ -57,6 +57,10 @@ SQUARE = [[0, 0], [50, 0], [50, 50], [0, 50]]
     ({"table_markers": [{"id": 0, "corners_mm": SQUARE}, {"id": 1, "corners_mm": SQUARE}],
       "pieces": [{"marker_id": 5, "kind": "template", "marker_corners_mm": SQUARE, "outline_mm": SQUARE}]},
      "speed"),
+    ({"table_markers": [{"id": 0, "corners_mm": SQUARE}, {"id": 1, "corners_mm": SQUARE}],
+      "pieces": [{"marker_id": 5, "kind": "dragon", "marker_corners_mm": SQUARE,
+                  "outline_mm": [[0, 0], [100, 0], [200, 0]]}]},
+     r"outline_mm: must enclose an area"),
 ])
 def test_bad_layouts_name_the_field(doc: object, message: str) -> None:
     with pytest.raises(LayoutError, match=message):
