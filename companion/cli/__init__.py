@@ -46,7 +46,15 @@ def build_parser() -> _Parser:
     return parser
 
 
+def _one_blas_thread() -> None:
+    """Keep numpy's OpenBLAS to one thread unless the environment already says how many: the camera
+    work multiplies small matrices, where more threads only busy the cores the touch app and the
+    camera need. Takes effect because no command has loaded numpy yet."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _one_blas_thread()
     logging.basicConfig(level=logging.WARNING, format="companion: %(levelname)s: %(message)s")
     try:
         args = build_parser().parse_args(argv)

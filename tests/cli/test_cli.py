@@ -249,3 +249,15 @@ def test_cli_exception_switches_every_output_off(pins: dict[int, MockPWMPin], qu
         cli.main(["--config", str(quick_config), "timer", "30", "--json"])
     assert [s.state for s in pins[BAR[0]].states] == [0, 1, 0]
     assert all_off(pins)
+
+
+@pytest.mark.parametrize(("given", "kept"), [(None, "1"), ("3", "3")])
+def test_the_command_keeps_numpys_blas_to_one_thread_unless_told(given: str | None, kept: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    code = ("import os, sys; from companion.cli import main; loaded = 'numpy' in sys.modules; "
+            "main(['timer', '--no-such-option']); print(loaded, os.environ['OPENBLAS_NUM_THREADS'])")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", kept]  # set before anything loaded numpy
