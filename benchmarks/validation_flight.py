@@ -38,6 +38,8 @@ import shapely
 from shapely.geometry import Polygon
 from validation_pieces import DEFAULT_SET, companion, scene_dirs  # the script beside this one
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # --timing runs the checker in process
+
 DECISIVE_MM = 1.0
 """A piece whose true clearance is at least this far either way must be called."""
 
@@ -73,7 +75,6 @@ def _polygonal(poly: Polygon) -> Any:
 
 def frame_ms(scene: Path, track_file: Path, runs: int) -> float:
     """The median time (ms) of detecting the markers, calibrating and checking *scene*'s flight frame."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from vision import markers
     from vision.calibration import calibrate
     from vision.flight import check_flight

@@ -210,17 +210,6 @@ def _jacobian(points: np.ndarray, normals: np.ndarray, centre: np.ndarray) -> np
     return np.column_stack([normals[:, 0], normals[:, 1], turn, np.ones(len(points))])
 
 
-def _median(values: np.ndarray) -> float:
-    """The median of a 1-D array (0 for none), as :func:`numpy.median` gives it, with less overhead."""
-    n = len(values)
-    if not n:
-        return 0.0
-    if n % 2:
-        return float(np.partition(values, n // 2)[n // 2])
-    part = np.partition(values, (n // 2 - 1, n // 2))
-    return float(part[n // 2 - 1] + part[n // 2]) / 2
-
-
 def _robust_step(jac: np.ndarray, shift: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The parameters of *jac* (:func:`_jacobian`) that best explain the points' shifts, by
     Tukey-weighted least squares (until the parameters settle to :data:`SETTLED`); the residuals
@@ -236,7 +225,8 @@ def _robust_step(jac: np.ndarray, shift: np.ndarray) -> tuple[np.ndarray, np.nda
         settled = bool(np.max(np.abs(step - delta)) < SETTLED)
         delta = step
         res = shift - jac @ delta
-        scale = max(1.4826 * _median(np.abs(res[w > 0])), SIGMA_FLOOR_MM)
+        kept = np.abs(res[w > 0])
+        scale = max(1.4826 * float(np.median(kept)) if len(kept) else 0.0, SIGMA_FLOOR_MM)
         u = res / (4.685 * scale)
         w = np.where(np.abs(u) < 1.0, (1 - u ** 2) ** 2, 0.0)
         if settled:

@@ -6,8 +6,6 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from tests.vision.test_track_colour import (
     ORANGE,
@@ -113,12 +111,6 @@ def test_a_piece_its_markers_call_clearly_is_not_fitted_to_its_outline() -> None
     assert abs(placed.clearance_mm - true_clearance) < placed.band_mm
     if placed.band_mm > MAX_BAND_MM:  # one sharp marker far from the far end: not blur
         assert "small for its length" in placed.note
-
-
-@given(st.lists(st.floats(0, 1e3, allow_nan=False), max_size=40))
-def test_the_robust_fits_median_is_numpys(values: list[float]) -> None:
-    expected = float(np.median(values)) if values else 0.0
-    assert outline._median(np.array(values, np.float64)) == pytest.approx(expected)
 
 
 def test_an_outline_is_worked_out_once_and_read_alike_each_time() -> None:
