@@ -21,9 +21,9 @@ from vision.reading.params import Params
 
 def lab(view: np.ndarray, sigma_px: float) -> np.ndarray:
     """*view* (BGR uint8) blurred by *sigma_px* and in CIELAB (float32: L 0-100, a and b ±127)."""
-    image = np.asarray(view, np.float32) * np.float32(1 / 255)
     if sigma_px > 0.3:
-        image = np.asarray(cv2.GaussianBlur(image, (0, 0), sigma_px), np.float32)
+        view = cv2.GaussianBlur(view, (0, 0), sigma_px)
+    image = np.asarray(view, np.float32) * np.float32(1 / 255)
     return np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2Lab), np.float32)
 
 
@@ -44,13 +44,15 @@ def not_table(view: np.ndarray, valid: np.ndarray, empty: np.ndarray | None, pie
         return np.zeros(valid.shape, np.uint8)
     # the table's statistics from every 4th pixel each way: plenty, and 16 times quicker
     sample = np.zeros_like(inside)
-    sample[::4, ::4] = inside[::4, ::4]
+    picked = inside[::4, ::4]
+    sample[::4, ::4] = picked
     if empty is not None:
         change = seen - lab(empty, sigma)
-        change -= np.median(change[sample], axis=0)  # the light's overall drift since
+        change -= np.median(change[::4, ::4][picked], axis=0)  # the light's overall drift since
         distance = length(change)
-        typical = float(np.median(distance[sample]))
-        spread = 1.4826 * float(np.median(np.abs(distance[sample] - typical)))
+        sampled = distance[::4, ::4][picked]
+        typical = float(np.median(sampled))
+        spread = 1.4826 * float(np.median(np.abs(sampled - typical)))
         mask = distance > max(params.empty_delta_min, typical + params.empty_sigmas * spread)
     else:
         # without a scale the window is a guess, and pieces laid close may fill it: what stands

@@ -33,7 +33,10 @@ class Reference:
     image: np.ndarray
     """float32 BGR 0-1, the kind's size at the comparison scale."""
     soft: np.ndarray
-    """:attr:`image` blurred by each of :attr:`Params.blur_steps_mm`, stacked."""
+    """:attr:`image` blurred by each of :attr:`Params.blur_steps_mm`, stacked, each less its
+    channels' means over the compared part and zero outside it."""
+    power: np.ndarray
+    """The sum of each of :attr:`soft`'s squares."""
     centred: np.ndarray
     """The image less each channel's mean, zero outside the compared part."""
     norm: float
@@ -52,6 +55,11 @@ class KindRefs:
     refs: list[Reference] = field(default_factory=list)
     table: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
     """Each reference's :attr:`~Reference.centred` as a unit row: all scored at once."""
+    rough_weight: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
+    """:attr:`weight` at half the scale, where it is whole (or, for a tiny kind, anywhere)."""
+    rough: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
+    """Each reference at half the scale, less its channels' means over :attr:`rough_weight`,
+    as a unit row: the first look at a piece ranks the references by these."""
     common: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 3), np.float32))
     """The mean of every reference's :attr:`~Reference.centred` (what the kind's faces share
     at every turn: a coin's rim), as a unit: where it matches best is where the piece lies."""
@@ -101,10 +109,17 @@ def references(library: Library, params: Params) -> dict[str, KindRefs]:
                 centred = _centred(turned, entry.weight)
                 norm = float(np.sqrt((centred * centred).sum()))
                 if norm > 1e-6:
-                    soft = np.stack([_blurred(turned, blur_mm * scale) for blur_mm in params.blur_steps_mm])
-                    entry.refs.append(Reference(face, turn, turned, soft, centred, norm, colour))
+                    soft = np.stack([_centred(_blurred(turned, blur_mm * scale), entry.weight)
+                                     for blur_mm in params.blur_steps_mm])
+                    flat = soft.reshape(len(soft), -1)
+                    power = (flat * flat).sum(axis=1)
+                    entry.refs.append(Reference(face, turn, turned, soft, power, centred, norm, colour))
         if entry.refs:
             entry.table = np.stack([r.centred.ravel() / r.norm for r in entry.refs]).astype(np.float32)
+            halved = _halved(entry.weight)
+            entry.rough_weight = np.asarray(halved > (0.99 if (halved > 0.99).any() else 0.0), np.float32)
+            rough = np.stack([_centred(_halved(r.image), entry.rough_weight).ravel() for r in entry.refs])
+            entry.rough = rough / np.maximum(np.sqrt((rough * rough).sum(axis=1)), 1e-9)[:, None]
             common = np.mean([r.centred / r.norm for r in entry.refs], axis=0)
             entry.common = np.asarray(common / max(float(np.sqrt((common * common).sum())), 1e-9), np.float32)
         out[name] = entry
@@ -231,7 +246,7 @@ def compare(cuts: list[Cut], kind_refs: KindRefs, params: Params) -> list[Match]
         _top, c, index, (dx, dy) = slid[face]
         cut, ref = cuts[c], kind_refs.refs[index]
         seen = weight * cut.visible[dy:dy + h, dx:dx + w]
-        fit = _aligned(cut.patch[dy:dy + h, dx:dx + w], ref, seen, params)
+        fit = _aligned(cut.patch[dy:dy + h, dx:dx + w], ref, seen, bool(np.array_equal(seen, weight)), params)
         fits.append((fit, cut))
         score, blur = (-1.0, 0.0) if fit is None else (fit.score, fit.blur_mm)
         matches.append(Match(face, score, ref.turn_deg + cut.turn_deg, math.inf, (dx, dy), index, blur))
@@ -260,18 +275,17 @@ def _slid(patch: np.ndarray, kind_refs: KindRefs,
     # every place the piece may lie at in the patch, as a row of that window's pixels
     places_y, places_x = patch.shape[0] - h + 1, patch.shape[1] - w + 1
     flat = sliding_window_view(patch, (h, w, 3)).reshape(places_y * places_x, h * w * 3)
-    by_channel = np.zeros((h * w * 3, 3), np.float32)  # the weight, each channel's sum apart
-    for c in range(3):
-        by_channel[c::3, c] = weight.ravel()
-    sums = flat @ by_channel
-    squares = (flat * flat) @ np.repeat(weight.ravel(), 3)
+    # each window's sum over the weight, per channel, and of its squares over the channels
+    sums = np.stack([cv2.matchTemplate(np.ascontiguousarray(patch[:, :, c]), weight, cv2.TM_CCORR)
+                     for c in range(3)], axis=-1).reshape(-1, 3)
+    squares = cv2.matchTemplate(cv2.transform(patch * patch, np.ones((1, 3), np.float32)), weight,
+                                cv2.TM_CCORR).ravel()
     spread = np.sqrt(np.maximum(squares - (sums * sums).sum(axis=1) / float(weight.sum()), 1e-9))
     # each reference scored where the piece was fitted, and where what all its kind's faces
     # share matches best (a disc's centre is found by its rim better than by its outline)
     common = int(np.argmax(flat @ kind_refs.common.ravel() / spread))
     fitted = ((patch.shape[1] - w) // 2, (patch.shape[0] - h) // 2)
-    first = np.maximum(_scores_at(patch, fitted, kind_refs),
-                       _scores_at(patch, (common % places_x, common // places_x), kind_refs))
+    first = _scores_at(patch, [fitted, (common % places_x, common // places_x)], kind_refs)
     by_face: dict[str, list[int]] = {}
     for i in np.argsort(-first):
         face = kind_refs.refs[i].face
@@ -292,11 +306,21 @@ def _slid(patch: np.ndarray, kind_refs: KindRefs,
     return out
 
 
-def _scores_at(patch: np.ndarray, at: tuple[int, int], kind_refs: KindRefs) -> np.ndarray:
-    """Every reference's correlation with the window of *patch* whose top left is *at* (px)."""
+def _scores_at(patch: np.ndarray, places: list[tuple[int, int]], kind_refs: KindRefs) -> np.ndarray:
+    """Every reference's best correlation at half the scale with the windows of *patch* whose
+    top lefts are *places* (px)."""
     h, w = kind_refs.weight.shape
-    here = _centred(patch[at[1]:at[1] + h, at[0]:at[0] + w], kind_refs.weight).ravel()
-    return np.asarray(kind_refs.table @ (here / max(float(np.sqrt(here @ here)), 1e-9)), np.float32)
+    windows = np.stack([_centred(_halved(patch[y:y + h, x:x + w]), kind_refs.rough_weight).ravel()
+                        for x, y in places])
+    windows /= np.maximum(np.sqrt((windows * windows).sum(axis=1)), 1e-9)[:, None]
+    return np.asarray((kind_refs.rough @ windows.T).max(axis=1), np.float32)
+
+
+def _halved(image: np.ndarray) -> np.ndarray:
+    """*image* at half its size (at least 2 px a side), each pixel the mean of those it covers."""
+    h, w = image.shape[:2]
+    return np.asarray(cv2.resize(image, (max(2, w // 2), max(2, h // 2)), interpolation=cv2.INTER_AREA),
+                      np.float32)
 
 
 def _lead(patch: np.ndarray, visible: np.ndarray, kind_refs: KindRefs, best: Match, runner_up: Match,
@@ -341,7 +365,7 @@ class _Fit:
     piece: np.ndarray
     """The window less its mean, zero outside the judged part."""
     face: np.ndarray
-    """The face at that blur (not centred)."""
+    """The face at that blur (centred over the kind's compared part)."""
     gain: float
     """The face scaled by this is nearest the piece."""
     seen: np.ndarray
@@ -350,10 +374,12 @@ class _Fit:
     """The sum of :attr:`piece` squared."""
 
 
-def _aligned(window: np.ndarray, face: Reference, seen: np.ndarray, params: Params) -> _Fit | None:
-    """The correlation of *window* and *face* over *seen*, the face first blurred as much as the
-    piece looks blurred (the one of :attr:`Params.blur_steps_mm` it correlates best at), so that
-    the camera's softness is no difference; None where *seen* is too small or flat."""
+def _aligned(window: np.ndarray, face: Reference, seen: np.ndarray, whole: bool,
+             params: Params) -> _Fit | None:
+    """The correlation of *window* and *face* over *seen* (*whole*: the kind's whole compared
+    part), the face first blurred as much as the piece looks blurred (the one of
+    :attr:`Params.blur_steps_mm` it correlates best at), so that the camera's softness is no
+    difference; None where *seen* is too small or flat."""
     count = float(seen.sum())
     if 3.0 * count < 12:
         return None
@@ -361,11 +387,16 @@ def _aligned(window: np.ndarray, face: Reference, seen: np.ndarray, params: Para
     pp = float((p * p).sum())
     if pp < 1e-9:
         return None
-    soft = face.soft.reshape(len(face.soft), -1, 3)
-    # every blur of the face at once, each less its mean over *seen* and zero outside it
-    f = ((soft - (seen.ravel() @ soft)[:, None, :] / count) * seen.reshape(1, -1, 1)).reshape(len(soft), -1)
-    pf = f @ p.ravel()
-    ff = np.einsum("bq,bq->b", f, f)
+    soft = face.soft.reshape(len(face.soft), -1)
+    # *p* sums to nought over *seen*: the face's product with it needs no centring over *seen*
+    pf = soft @ p.ravel()
+    if whole:
+        ff = face.power
+    else:  # the face's spread over *seen* alone
+        s = seen.ravel()
+        by_pixel = face.soft.reshape(len(soft), -1, 3)
+        sums = s @ by_pixel
+        ff = (by_pixel * by_pixel).sum(axis=2) @ s - (sums * sums).sum(axis=1) / count
     scores = np.where(ff > 1e-9, pf / np.sqrt(np.maximum(ff, 1e-9) * pp), -np.inf)
     step = int(np.argmax(scores))
     if not math.isfinite(float(scores[step])):
