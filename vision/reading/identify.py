@@ -287,11 +287,13 @@ def _slid(patch: np.ndarray, kind_refs: KindRefs,
     fitted = ((patch.shape[1] - w) // 2, (patch.shape[0] - h) // 2)
     first = _scores_at(patch, [fitted, (common % places_x, common // places_x)], kind_refs)
     by_face: dict[str, list[int]] = {}
+    fronts = 0
     for i in np.argsort(-first):
         face = kind_refs.refs[i].face
-        fronts = sum(f != "back" for f in by_face)
-        if face not in by_face and face != "back" and fronts >= params.faces_compared:
-            continue  # only the fronts that look most like the piece are compared closely
+        if face not in by_face and face != "back":
+            if fronts >= params.faces_compared:
+                continue  # only the fronts that look most like the piece are compared closely
+            fronts += 1
         picks = by_face.setdefault(face, [])
         if len(picks) < params.turns_compared:
             picks.append(int(i))
@@ -384,7 +386,7 @@ def _aligned(window: np.ndarray, face: Reference, seen: np.ndarray, whole: bool,
     if 3.0 * count < 12:
         return None
     p = _centred(window, seen)
-    pp = float((p * p).sum())
+    pp = float(np.vdot(p, p))
     if pp < 1e-9:
         return None
     soft = face.soft.reshape(len(face.soft), -1)
@@ -394,15 +396,19 @@ def _aligned(window: np.ndarray, face: Reference, seen: np.ndarray, whole: bool,
         ff = face.power
     else:  # the face's spread over *seen* alone
         s = seen.ravel()
-        by_pixel = face.soft.reshape(len(soft), -1, 3)
-        sums = s @ by_pixel
-        ff = (by_pixel * by_pixel).sum(axis=2) @ s - (sums * sums).sum(axis=1) / count
+        sums = s @ face.soft.reshape(len(soft), -1, 3)
+        ff = (soft * soft) @ np.repeat(s, 3) - (sums * sums).sum(axis=1) / count
     scores = np.where(ff > 1e-9, pf / np.sqrt(np.maximum(ff, 1e-9) * pp), -np.inf)
     step = int(np.argmax(scores))
     if not math.isfinite(float(scores[step])):
         return None
     return _Fit(float(scores[step]), params.blur_steps_mm[step], p, face.soft[step],
                 float(pf[step] / ff[step]), seen, pp)
+
+
+def _summed(image: np.ndarray) -> np.ndarray:
+    """*image*'s channels summed (float32, one channel)."""
+    return np.asarray(cv2.transform(np.asarray(image, np.float32), np.ones((1, 3), np.float32)), np.float32)
 
 
 def _residual(fit: _Fit, scale: float, params: Params) -> float:
@@ -413,12 +419,12 @@ def _residual(fit: _Fit, scale: float, params: Params) -> float:
     n = 3.0 * float(seen.sum())
     face = _centred(fit.face, seen)
     spread = math.sqrt(fit.power / n * 3.0)
-    left = np.abs(fit.piece - fit.gain * face).sum(axis=2) / spread
+    left = _summed(np.abs(fit.piece - fit.gain * face)) / spread
     if params.residual_slack_mm > 0:
         # a face's edges laid a little off leave a difference along them that they explain
         shown = fit.gain * face
-        steep = (np.abs(cv2.Sobel(shown, cv2.CV_32F, 1, 0, ksize=3)) +
-                 np.abs(cv2.Sobel(shown, cv2.CV_32F, 0, 1, ksize=3))).sum(axis=2) / 8.0
+        steep = _summed(np.abs(cv2.Sobel(shown, cv2.CV_32F, 1, 0, ksize=3)) +
+                        np.abs(cv2.Sobel(shown, cv2.CV_32F, 0, 1, ksize=3))) / 8.0
         left = np.maximum(left - params.residual_slack_mm * scale * steep / spread, 0.0)
     sigma = params.residual_patch_mm * scale
     smooth = cv2.GaussianBlur(left * seen, (0, 0), sigma)
