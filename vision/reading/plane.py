@@ -114,7 +114,9 @@ class Map:
         flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
         fx = cv2.warpAffine(frame[..., 0], back, (w, h), flags=flags, borderMode=cv2.BORDER_REPLICATE)
         fy = cv2.warpAffine(frame[..., 1], back, (w, h), flags=flags, borderMode=cv2.BORDER_REPLICATE)
-        return Map(plane.size, (np.ascontiguousarray(fx), np.ascontiguousarray(fy)))
+        # in OpenCV's fixed-point form: each remap with it is quicker than with float maps
+        fixed, fraction = cv2.convertMaps(np.ascontiguousarray(fx), np.ascontiguousarray(fy), cv2.CV_16SC2)
+        return Map(plane.size, (fixed, fraction))
 
     def apply(self, frame: np.ndarray, border: int = 0) -> np.ndarray:
         """*frame* in the view (outside the frame: *border*)."""
