@@ -31,10 +31,11 @@ from vision.reading.result import FoundPiece, ReadResult, UnknownPiece
 
 __all__ = ["FoundPiece", "Params", "ReadResult", "UnknownPiece", "read"]
 
-_REFS: weakref.WeakKeyDictionary[Library, dict[tuple[int, Params], dict[str, KindRefs]]] = \
+_REFS: weakref.WeakKeyDictionary[Library, dict[tuple[int, Params, float | None], dict[str, KindRefs]]] = \
     weakref.WeakKeyDictionary()
-"""Each library's references, by its revision and the reading's parameters: kept while the
-library object lives (a key by ``id()`` could be taken by a new library once the old is gone)."""
+"""Each library's references, by its revision, the reading's parameters and the finest scale
+worth comparing at: kept while the library object lives (a key by ``id()`` could be taken by a
+new library once the old is gone)."""
 MAX_REFS_PER_LIBRARY = 4
 
 
@@ -61,11 +62,11 @@ def read(image: np.ndarray, library: Library, *, calibration: TableCalibration |
         raise ValueError(f"empty: must be the image's size {image.shape} (got {empty.shape})")
     if px_per_mm is not None and not (math.isfinite(px_per_mm) and px_per_mm > 0):
         raise ValueError(f"px_per_mm: must be positive (got {px_per_mm!r})")
-    refs = _references(library, params)
+    plane, warp = make_plane(image, calibration, px_per_mm, params)
+    refs = _references(library, params, _finest(plane, params))
     if not refs:
         return ReadResult((), ())
     kinds = [r.kind for r in refs.values()]
-    plane, warp = make_plane(image, calibration, px_per_mm, params)
     view = warp.apply(image)
     valid = warp.valid(image.shape)
     empty_view = None if empty is None else warp.apply(empty)
@@ -138,13 +139,22 @@ def _unknown(plane: Plane, left: Leftover) -> UnknownPiece:
                         outline_px=_points(plane.to_frame(left.outline)))
 
 
-def _references(library: Library, params: Params) -> dict[str, KindRefs]:
+def _finest(plane: Plane, params: Params) -> float | None:
+    """The finest scale worth comparing pieces at in *plane*'s view (px/mm): its own, rounded
+    up to a step of :attr:`Params.compare_step_px_per_mm`; None where it is not known."""
+    if plane.scale is None:
+        return None
+    step = params.compare_step_px_per_mm
+    return step * math.ceil(plane.scale / step - 1e-6)
+
+
+def _references(library: Library, params: Params, finest: float | None) -> dict[str, KindRefs]:
     kept = _REFS.setdefault(library, {})
-    key = (library.revision, params)
+    key = (library.revision, params, finest)
     if key not in kept:
         if len(kept) >= MAX_REFS_PER_LIBRARY:
             kept.clear()
-        kept[key] = references(library, params)
+        kept[key] = references(library, params, finest)
     return kept[key]
 
 

@@ -89,12 +89,13 @@ class Match:
     (the light's colour, where the face is right)."""
 
 
-def references(library: Library, params: Params) -> dict[str, KindRefs]:
-    """Every face of *library* at the comparison scale, turned as its outline allows."""
+def references(library: Library, params: Params, finest: float | None = None) -> dict[str, KindRefs]:
+    """Every face of *library* at the comparison scale (no finer than *finest* px/mm: the
+    view's own), turned as its outline allows."""
     out: dict[str, KindRefs] = {}
     for name in library.kinds():
         kind = library.kind(name)
-        scale = comparison_scale(kind, params)
+        scale = min(comparison_scale(kind, params), math.inf if finest is None else finest)
         w, h = (max(4, round(s * scale)) for s in kind.size_mm)
         entry = KindRefs(kind, scale, _weight(kind, (w, h), params.edge_trim_mm * scale))
         images = [(front, img) for front, imgs in library.fronts(name).items() for img in imgs]

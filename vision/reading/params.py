@@ -98,6 +98,9 @@ class Params:
     """What is left of a heap counts as something unknown from this share of the smallest
     kind's area."""
 
+    compare_step_px_per_mm: float = 0.25
+    """Pieces are compared no finer than the view shows them: at its scale rounded up to a
+    multiple of this (px/mm)."""
     compare_px_max: int = 96
     """A kind's faces are compared at most this many px along their longer side (px)."""
     faces_compared: int = 3
