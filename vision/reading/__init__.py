@@ -2,7 +2,8 @@
 
 1. :mod:`~vision.reading.plane`: the table seen from straight above at a known scale;
 2. :mod:`~vision.reading.find`: what is not table (against the empty table, or the cloth);
-3. :mod:`~vision.reading.fit`: each outline fitted to a registered kind's shape and size;
+3. :mod:`~vision.reading.fit`: each outline fitted to a registered kind's shape and size (what
+   fits none but is small enough to be part of a piece is compared as that piece, below);
 4. :mod:`~vision.reading.identify`: each piece rectified and compared with the faces;
 5. :mod:`~vision.reading.decide`: known, face down, or unknown.
 
@@ -90,6 +91,8 @@ def read(image: np.ndarray, library: Library, *, calibration: TableCalibration |
                   if not piece.alone and any(moved[j] and (j == i or _near(other, piece))
                                              for j, other in enumerate(placements)) else matches)
                  for i, (piece, (_was, matches)) in enumerate(zip(placements, found, strict=True))]
+    if plane.scale is not None:
+        found, leftovers = _leftovers_tried(view, found, leftovers, refs, plane.scale, params)
     pieces, unknown = _reported(plane, found, leftovers, params)
     if not pieces and calibration is None:
         # a scan or a crop (the view is the piece), or a piece photographed alone on a plain
@@ -158,12 +161,72 @@ def _references(library: Library, params: Params, finest: float | None) -> dict[
     return kept[key]
 
 
+def _leftovers_tried(view: np.ndarray, found: list[tuple[Placement, list[Match]]], leftovers: list[Leftover],
+                     refs: dict[str, KindRefs], px_per_mm: float,
+                     params: Params) -> tuple[list[tuple[Placement, list[Match]]], list[Leftover]]:
+    """*found* and *leftovers*, less each leftover small enough to be part of one piece that is
+    named as that piece where the comparison finds it nearby (a piece whose rim or back is the
+    table's colour shows only part of itself): such a piece is added to *found*."""
+    placements = [piece for piece, _m in found]
+    out = list(found)
+    kept = []
+    for left in leftovers:
+        named: list[tuple[Placement, list[Match]]] = []
+        for kind_refs in refs.values():
+            for guess in _guesses(left, kind_refs.kind, px_per_mm, params):
+                shift_mm = min(params.leftover_shift_share * min(kind_refs.kind.size_mm),
+                               params.leftover_shift_max_mm)
+                matches = _matches(view, guess, placements, kind_refs, params, shift_mm, stride=2)
+                if not matches or decide(matches, params).face is None:
+                    continue
+                piece = _moved(guess, matches[0], kind_refs, shift_mm)
+                matches = _matches(view, piece, placements, kind_refs, params)
+                if decide(matches, params).face is not None:
+                    named.append((piece, matches))
+        if named:
+            out.append(max(named, key=lambda pm: pm[1][0].score))
+        else:
+            kept.append(left)
+    return out, kept
+
+
+def _guesses(left: Leftover, kind: PieceKind, px_per_mm: float, params: Params) -> list[Placement]:
+    """Where a piece of *kind* may lie that *left* is part of: centred on it, for a rect along
+    its longer side or across it; none where *left* is larger than the piece."""
+    points = np.asarray(left.outline, np.float32).reshape(-1, 1, 2)
+    (cx, cy), radius = cv2.minEnclosingCircle(points)
+    if 2 * radius > math.hypot(*kind.size_mm) * px_per_mm * (1 + params.size_tolerance):
+        return []
+    if kind.shape == "disc":
+        if 2 * radius > kind.size_mm[0] * px_per_mm * (1 + params.size_tolerance):
+            return []
+        return [Placement(kind, (cx, cy), 0.0, px_per_mm, True, heap=left.heap)]
+    (rx, ry), (rw, rh), angle = cv2.minAreaRect(points)
+    along = angle if rw >= rh else angle + 90.0
+    turns = (0.0,) if kind.is_square else (0.0, 90.0)
+    return [Placement(kind, (rx, ry), along + t, px_per_mm, True, heap=left.heap) for t in turns]
+
+
+def _moved(piece: Placement, match: Match, kind_refs: KindRefs, shift_mm: float) -> Placement:
+    """*piece* moved to where *match* found its face (its window's place in a cut-out with
+    *shift_mm* of margin)."""
+    margin = max(1, round(shift_mm * kind_refs.scale))
+    k = piece.px_per_mm / kind_refs.scale  # view px per patch px
+    a = math.radians(piece.angle_deg)
+    du, dv = (match.shift_px[0] - margin) * k, (match.shift_px[1] - margin) * k
+    cx, cy = piece.centre
+    return replace(piece, centre=(cx + du * math.cos(a) - dv * math.sin(a),
+                                  cy + du * math.sin(a) + dv * math.cos(a)))
+
+
 def _matches(view: np.ndarray, piece: Placement, placements: list[Placement], kind_refs: KindRefs,
-             params: Params) -> list[Match]:
-    """Each face's match on *piece* (best first), what *placements* lay over it left out."""
+             params: Params, shift_mm: float | None = None, stride: int = 1) -> list[Match]:
+    """Each face's match on *piece* (best first), what *placements* lay over it left out, its
+    face searched for *shift_mm* round its centre (:attr:`Params.shift_mm` unless given) at
+    every *stride* px."""
     h, w = kind_refs.weight.shape
     scale = kind_refs.scale
-    margin = max(1, round(params.shift_mm * scale))
+    margin = max(1, round((params.shift_mm if shift_mm is None else shift_mm) * scale))
     others = [other for other in placements if other is not piece and _near(other, piece)]
     # a piece laid in a heap is turned only to the step it was laid at: try either side of it
     turns = params.heap_refine_deg if not piece.alone and piece.kind.shape != "disc" else (0.0,)
@@ -172,7 +235,7 @@ def _matches(view: np.ndarray, piece: Placement, placements: list[Placement], ki
         turned = replace(piece, angle_deg=piece.angle_deg + turn)
         patch = cut_out(view, turned, (w, h), margin, scale)
         cuts.append(Cut(turn, patch, _visible(turned, others, patch.shape[:2], scale, params)))
-    return compare(cuts, kind_refs, params)
+    return compare(cuts, kind_refs, params, stride)
 
 
 def _visible(piece: Placement, others: list[Placement], shape: tuple[int, int], scale: float,

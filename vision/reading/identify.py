@@ -223,7 +223,7 @@ class Cut:
     """float32 0/1, the patch's size: what no other piece covers."""
 
 
-def compare(cuts: list[Cut], kind_refs: KindRefs, params: Params) -> list[Match]:
+def compare(cuts: list[Cut], kind_refs: KindRefs, params: Params, stride: int = 1) -> list[Match]:
     """Each face's best match on a piece cut out at one or more turns (*cuts*); best first.
 
     In each cut, every reference is first scored where the piece was fitted (and where what
@@ -237,7 +237,7 @@ def compare(cuts: list[Cut], kind_refs: KindRefs, params: Params) -> list[Match]
         return []
     slid: dict[str, tuple[float, int, int, tuple[int, int]]] = {}  # face: score, cut, ref, place
     for c, cut in enumerate(cuts):
-        for face, (top, index, at) in _slid(cut.patch, kind_refs, params).items():
+        for face, (top, index, at) in _slid(cut.patch, kind_refs, params, stride).items():
             if face not in slid or top > slid[face][0]:
                 slid[face] = (top, c, index, at)
     fronts = sorted((f for f in slid if f != "back"), key=lambda f: -slid[f][0])[:params.faces_compared]
@@ -267,26 +267,28 @@ def compare(cuts: list[Cut], kind_refs: KindRefs, params: Params) -> list[Match]
     return matches
 
 
-def _slid(patch: np.ndarray, kind_refs: KindRefs,
-          params: Params) -> dict[str, tuple[float, int, tuple[int, int]]]:
+def _slid(patch: np.ndarray, kind_refs: KindRefs, params: Params,
+          stride: int = 1) -> dict[str, tuple[float, int, tuple[int, int]]]:
     """For each face that scores among the best where the piece was fitted: its best
-    correlation slid over *patch*'s margin, the reference that gives it, and where (px)."""
+    correlation slid over *patch*'s margin (every *stride* px), the reference that gives it,
+    and where (px)."""
     weight = kind_refs.weight
     h, w = weight.shape
     # every place the piece may lie at in the patch, as a row of that window's pixels
-    places_y, places_x = patch.shape[0] - h + 1, patch.shape[1] - w + 1
-    flat = sliding_window_view(patch, (h, w, 3)).reshape(places_y * places_x, h * w * 3)
+    windows = sliding_window_view(patch, (h, w, 3))[::stride, ::stride, 0]
+    places_y, places_x = windows.shape[:2]
+    flat = windows.reshape(places_y * places_x, h * w * 3)
     # each window's sum over the weight, per channel, and of its squares over the channels
     sums = np.stack([cv2.matchTemplate(np.ascontiguousarray(patch[:, :, c]), weight, cv2.TM_CCORR)
-                     for c in range(3)], axis=-1).reshape(-1, 3)
+                     for c in range(3)], axis=-1)[::stride, ::stride].reshape(-1, 3)
     squares = cv2.matchTemplate(cv2.transform(patch * patch, np.ones((1, 3), np.float32)), weight,
-                                cv2.TM_CCORR).ravel()
+                                cv2.TM_CCORR)[::stride, ::stride].ravel()
     spread = np.sqrt(np.maximum(squares - (sums * sums).sum(axis=1) / float(weight.sum()), 1e-9))
     # each reference scored where the piece was fitted, and where what all its kind's faces
     # share matches best (a disc's centre is found by its rim better than by its outline)
     common = int(np.argmax(flat @ kind_refs.common.ravel() / spread))
     fitted = ((patch.shape[1] - w) // 2, (patch.shape[0] - h) // 2)
-    first = _scores_at(patch, [fitted, (common % places_x, common // places_x)], kind_refs)
+    first = _scores_at(patch, [fitted, (common % places_x * stride, common // places_x * stride)], kind_refs)
     by_face: dict[str, list[int]] = {}
     fronts = 0
     for i in np.argsort(-first):
@@ -305,7 +307,7 @@ def _slid(patch: np.ndarray, kind_refs: KindRefs,
         at = int(np.argmax(scores[:, column]))
         face = kind_refs.refs[i].face
         if face not in out or scores[at, column] > out[face][0]:
-            out[face] = (float(scores[at, column]), i, (at % places_x, at // places_x))
+            out[face] = (float(scores[at, column]), i, (at % places_x * stride, at // places_x * stride))
     return out
 
 

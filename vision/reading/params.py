@@ -110,6 +110,11 @@ class Params:
     """... each at this many of its turns (those that score best there)."""
     shift_mm: float = 1.5
     """How far a face is searched round the fitted centre when it is compared (mm)."""
+    leftover_shift_share: float = 0.25
+    """Something that fits no kind but is small enough to be part of a piece is compared as
+    that piece, its face searched this share of the kind's shorter side round its centre ..."""
+    leftover_shift_max_mm: float = 10.0
+    """... but no further than this (mm)."""
     disc_step_deg: float = 10.0
     """The turns a disc's faces are compared at (degrees)."""
     edge_trim_mm: float = 0.8

@@ -1,16 +1,17 @@
 """The staged reader on tables that are hard to find pieces on: a photo at a slant with no
-scale, pieces laid edge to edge, a mat whose edge the pieces touch, a coin whose rim is nearly
-the surface's colour, and light of another colour."""
+scale, pieces laid edge to edge, a mat whose edge the pieces touch, a coin whose rim or back is
+nearly the surface's colour, and light of another colour."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
-from tests.vision.reading.test_read import SCALE, TILE, cloth, put, tile_face
+from tests.vision.reading.test_read import COIN, SCALE, SURFACE, TILE, cloth, put, tile_face
 from vision.library import Library, PieceKind, find_piece, frame_points
 from vision.reading import read
 
@@ -129,3 +130,40 @@ def test_a_coin_whose_rim_is_the_tables_colour_is_read(tmp_path: Path) -> None:
     result = read(table, library, px_per_mm=SCALE)
     assert sorted((p.front or "", round(p.center[0] / SCALE, -1)) for p in result.pieces) == [
         ("fifty", 80), ("seven", 200)]
+
+
+def _coin(ground: tuple[int, int, int], mark: str) -> np.ndarray:
+    """A 24 mm coin's face at 10 px/mm: *ground* (BGR) with a light *mark* on it."""
+    face = np.full((240, 240, 3), 255, np.uint8)
+    cv2.circle(face, (120, 120), 119, ground, -1)
+    if mark == "crescent":  # no disc: what stands out of a cloth of the ground's colour
+        cv2.circle(face, (120, 120), 100, (225, 230, 230), -1)
+        cv2.circle(face, (180, 120), 55, ground, -1)
+    else:
+        cv2.putText(face, mark, (55, 150), cv2.FONT_HERSHEY_SIMPLEX, 2.8, (245, 245, 245), 9)
+    return face
+
+
+def _registered_coin(library: Library, face: np.ndarray, **which: str | bool) -> None:
+    photo = np.full((600, 600, 3), 160, np.uint8)
+    round_ = np.zeros((240, 240), np.uint8)
+    cv2.circle(round_, (120, 120), 119, 1, -1)
+    photo[180:420, 180:420][round_ > 0] = face[round_ > 0]
+    library.register("coin", "disc", COIN, photo, **which)  # type: ignore[arg-type]
+
+
+def test_a_coin_whose_back_is_the_cloths_colour_but_for_a_mark_is_read_face_down(tmp_path: Path) -> None:
+    library = Library.create(tmp_path / "library")
+    _registered_coin(library, _coin((40, 50, 200), "50"), front="fifty")
+    _registered_coin(library, _coin((170, 70, 30), "7"), front="seven")
+    back = _coin(SURFACE, "crescent")
+    _registered_coin(library, back, back=True)
+    table = cloth()
+    put(table, back, COIN, (80, 90), 30.0, disc=True)
+    # something of the mark's size and colour that is no coin
+    cv2.rectangle(table, (round(190 * SCALE), round(105 * SCALE)), (round(210 * SCALE), round(115 * SCALE)),
+                  (225, 230, 230), -1)
+    result = read(table, library, px_per_mm=SCALE)
+    assert [(p.face, p.front) for p in result.pieces] == [("down", None)]
+    assert math.dist(result.pieces[0].center, (80 * SCALE, 90 * SCALE)) < 1.5 * SCALE
+    assert len(result.unknown) == 1 and abs(result.unknown[0].center[0] / SCALE - 200) < 5
