@@ -93,6 +93,7 @@ def read(image: np.ndarray, library: Library, *, calibration: TableCalibration |
                  for i, (piece, (_was, matches)) in enumerate(zip(placements, found, strict=True))]
     if plane.scale is not None:
         found, leftovers = _leftovers_tried(view, found, leftovers, refs, plane.scale, params)
+        found = _covers_tried(view, found, refs, plane.scale, params)
     pieces, unknown = _reported(plane, found, leftovers, params)
     if not pieces and calibration is None:
         # a scan or a crop (the view is the piece), or a piece photographed alone on a plain
@@ -176,13 +177,9 @@ def _leftovers_tried(view: np.ndarray, found: list[tuple[Placement, list[Match]]
             for guess in _guesses(left, kind_refs.kind, px_per_mm, params):
                 shift_mm = min(params.leftover_shift_share * min(kind_refs.kind.size_mm),
                                params.leftover_shift_max_mm)
-                matches = _matches(view, guess, placements, kind_refs, params, shift_mm, stride=2)
-                if not matches or decide(matches, params).face is None:
-                    continue
-                piece = _moved(guess, matches[0], kind_refs, shift_mm)
-                matches = _matches(view, piece, placements, kind_refs, params)
-                if decide(matches, params).face is not None:
-                    named.append((piece, matches))
+                piece = _named_near(view, guess, placements, kind_refs, shift_mm, params)
+                if piece is not None:
+                    named.append(piece)
         if named:
             out.append(max(named, key=lambda pm: pm[1][0].score))
         else:
@@ -207,16 +204,63 @@ def _guesses(left: Leftover, kind: PieceKind, px_per_mm: float, params: Params) 
     return [Placement(kind, (rx, ry), along + t, px_per_mm, True, heap=left.heap) for t in turns]
 
 
-def _moved(piece: Placement, match: Match, kind_refs: KindRefs, shift_mm: float) -> Placement:
-    """*piece* moved to where *match* found its face (its window's place in a cut-out with
-    *shift_mm* of margin)."""
+def _covers_tried(view: np.ndarray, found: list[tuple[Placement, list[Match]]], refs: dict[str, KindRefs],
+                  px_per_mm: float, params: Params) -> list[tuple[Placement, list[Match]]]:
+    """*found*, with each disc laid on a piece whose face would be named but for one patch it
+    does not explain (a coin on a tile lies inside the tile's outline: no outline shows it):
+    tried there as a leftover is, and where named (or where a piece was found there already),
+    the piece compared again without it."""
+    out = list(found)
+    for i, (piece, matches) in enumerate(found):
+        best = matches[0] if matches else None
+        if (best is None or best.worst_px is None or best.residual <= params.residual_max
+                or decide([replace(best, residual=0.0), *matches[1:]], params).face is None):
+            continue
+        host = refs[piece.kind.name]
+        h, w = host.weight.shape
+        # the window centred on that patch
+        at = (best.shift_px[0] + best.worst_px[0] - (w - 1) / 2,
+              best.shift_px[1] + best.worst_px[1] - (h - 1) / 2)
+        point = _in_view(piece, host, params.shift_mm, at)
+        if any(other is not piece and cv2.pointPolygonTest(other.outline().astype(np.float32), point,
+                                                           False) >= 0
+               for other, _m in out):  # a piece found there already: the piece compared without it
+            out[i] = (piece, _matches(view, piece, [p for p, _m in out], host, params))
+            continue
+        for kind_refs in (r for r in refs.values() if r.kind.shape == "disc"):
+            shift_mm = min(kind_refs.kind.size_mm[0] / 2, params.leftover_shift_max_mm)
+            # laid on the piece, it is seen whole
+            cover = _named_near(view, Placement(kind_refs.kind, point, 0.0, px_per_mm, True, heap=piece.heap),
+                                [], kind_refs, shift_mm, params)
+            if cover is not None:
+                out.append(cover)
+                out[i] = (piece, _matches(view, piece, [p for p, _m in out], host, params))
+                break
+    return out
+
+
+def _named_near(view: np.ndarray, guess: Placement, placements: list[Placement], kind_refs: KindRefs,
+                shift_mm: float, params: Params) -> tuple[Placement, list[Match]] | None:
+    """The piece *guess* is, where a face is named for it within *shift_mm* of its centre and
+    again once it is moved there; else None."""
+    matches = _matches(view, guess, placements, kind_refs, params, shift_mm, stride=2)
+    if not matches or decide(matches, params).face is None:
+        return None
+    piece = replace(guess, centre=_in_view(guess, kind_refs, shift_mm, matches[0].shift_px))
+    matches = _matches(view, piece, placements, kind_refs, params)
+    return (piece, matches) if decide(matches, params).face is not None else None
+
+
+def _in_view(piece: Placement, kind_refs: KindRefs, shift_mm: float,
+             at: tuple[float, float]) -> tuple[float, float]:
+    """Where in the view (px) the window of *piece*'s cut-out (with *shift_mm* of margin) whose
+    top left is *at* (px) is centred."""
     margin = max(1, round(shift_mm * kind_refs.scale))
     k = piece.px_per_mm / kind_refs.scale  # view px per patch px
     a = math.radians(piece.angle_deg)
-    du, dv = (match.shift_px[0] - margin) * k, (match.shift_px[1] - margin) * k
+    du, dv = (at[0] - margin) * k, (at[1] - margin) * k
     cx, cy = piece.centre
-    return replace(piece, centre=(cx + du * math.cos(a) - dv * math.sin(a),
-                                  cy + du * math.sin(a) + dv * math.cos(a)))
+    return cx + du * math.cos(a) - dv * math.sin(a), cy + du * math.sin(a) + dv * math.cos(a)
 
 
 def _matches(view: np.ndarray, piece: Placement, placements: list[Placement], kind_refs: KindRefs,

@@ -84,6 +84,9 @@ class Match:
     lead: float | None = None
     """For the best face: how much better it matches than the runner-up where the two differ
     (correlation on that part alone); None where they hardly differ or for the others."""
+    worst_px: tuple[int, int] | None = None
+    """For the best face: where the worst patch of the aligned difference lies in its window
+    (px at the comparison scale)."""
     tint: tuple[float, float, float] | None = None
     """For the best face: the piece's mean colour over the face's, per channel, as logarithms
     (the light's colour, where the face is right)."""
@@ -255,11 +258,11 @@ def compare(cuts: list[Cut], kind_refs: KindRefs, params: Params, stride: int = 
     best_fit, best_cut = fits[order[0]]
     if best_fit is not None:  # only the best face's residual is judged
         dx, dy = matches[order[0]].shift_px
-        residual = _residual(best_fit, kind_refs.scale, params)
+        residual, worst = _residual(best_fit, kind_refs.scale, params)
         face_colour = kind_refs.refs[matches[order[0]].ref].colour
         seen_colour = _mean_colour(best_cut.patch[dy:dy + h, dx:dx + w], best_fit.seen)
         b, g, r = (float(v) for v in np.log(seen_colour / face_colour))
-        matches[order[0]] = replace(matches[order[0]], residual=residual, tint=(b, g, r))
+        matches[order[0]] = replace(matches[order[0]], residual=residual, tint=(b, g, r), worst_px=worst)
     matches = [matches[i] for i in order]
     if len(matches) > 1:
         lead = _lead(best_cut.patch, best_cut.visible, kind_refs, matches[0], matches[1], params)
@@ -271,7 +274,8 @@ def _slid(patch: np.ndarray, kind_refs: KindRefs, params: Params,
           stride: int = 1) -> dict[str, tuple[float, int, tuple[int, int]]]:
     """For each face that scores among the best where the piece was fitted: its best
     correlation slid over *patch*'s margin (every *stride* px), the reference that gives it,
-    and where (px)."""
+    and where (px). With a *stride* over 1 (a wide search), the faces that score best anywhere
+    in the margin."""
     weight = kind_refs.weight
     h, w = weight.shape
     # every place the piece may lie at in the patch, as a row of that window's pixels
@@ -286,9 +290,12 @@ def _slid(patch: np.ndarray, kind_refs: KindRefs, params: Params,
     spread = np.sqrt(np.maximum(squares - (sums * sums).sum(axis=1) / float(weight.sum()), 1e-9))
     # each reference scored where the piece was fitted, and where what all its kind's faces
     # share matches best (a disc's centre is found by its rim better than by its outline)
-    common = int(np.argmax(flat @ kind_refs.common.ravel() / spread))
-    fitted = ((patch.shape[1] - w) // 2, (patch.shape[0] - h) // 2)
-    first = _scores_at(patch, [fitted, (common % places_x * stride, common // places_x * stride)], kind_refs)
+    if stride > 1:  # a wide search: each reference ranked by its best place
+        first = np.asarray((flat @ kind_refs.table.T / spread[:, None]).max(axis=0), np.float32)
+    else:
+        common = int(np.argmax(flat @ kind_refs.common.ravel() / spread))
+        fitted = ((patch.shape[1] - w) // 2, (patch.shape[0] - h) // 2)
+        first = _scores_at(patch, [fitted, (common % places_x, common // places_x)], kind_refs)
     by_face: dict[str, list[int]] = {}
     fronts = 0
     for i in np.argsort(-first):
@@ -414,10 +421,10 @@ def _summed(image: np.ndarray) -> np.ndarray:
     return np.asarray(cv2.transform(np.asarray(image, np.float32), np.ones((1, 3), np.float32)), np.float32)
 
 
-def _residual(fit: _Fit, scale: float, params: Params) -> float:
+def _residual(fit: _Fit, scale: float, params: Params) -> tuple[float, tuple[int, int] | None]:
     """How far the worst smoothed patch of what is left of the piece, once the face (scaled and
     shifted to it) is taken away, stands out of the median patch, in units of the piece's own
-    spread."""
+    spread; and where that patch is in the window (px)."""
     seen = fit.seen
     n = 3.0 * float(seen.sum())
     face = _centred(fit.face, seen)
@@ -434,8 +441,9 @@ def _residual(fit: _Fit, scale: float, params: Params) -> float:
     cover = cv2.GaussianBlur(seen, (0, 0), sigma)
     judged = cover > 0.75  # patches near the outline are judged with their inner part only
     if not judged.any():
-        return math.inf
-    patches = smooth[judged] / cover[judged]
+        return math.inf, None
+    level = np.where(judged, smooth / np.maximum(cover, 1e-6), -np.inf)
     # a part the face does not explain stands out of the difference's level over the piece
     # (which blur, grain and a slightly wrong turn raise all over)
-    return float(patches.max() - np.median(patches))
+    y, x = np.unravel_index(int(np.argmax(level)), level.shape)
+    return float(level[y, x] - np.median(level[judged])), (int(x), int(y))

@@ -144,12 +144,13 @@ def _coin(ground: tuple[int, int, int], mark: str) -> np.ndarray:
     return face
 
 
-def _registered_coin(library: Library, face: np.ndarray, **which: str | bool) -> None:
+def _registered_coin(library: Library, face: np.ndarray, size: tuple[float, float] = COIN,
+                     **which: str | bool) -> None:
     photo = np.full((600, 600, 3), 160, np.uint8)
     round_ = np.zeros((240, 240), np.uint8)
     cv2.circle(round_, (120, 120), 119, 1, -1)
     photo[180:420, 180:420][round_ > 0] = face[round_ > 0]
-    library.register("coin", "disc", COIN, photo, **which)  # type: ignore[arg-type]
+    library.register("coin", "disc", size, photo, **which)  # type: ignore[arg-type]
 
 
 def test_a_coin_whose_back_is_the_cloths_colour_but_for_a_mark_is_read_face_down(tmp_path: Path) -> None:
@@ -167,3 +168,19 @@ def test_a_coin_whose_back_is_the_cloths_colour_but_for_a_mark_is_read_face_down
     assert [(p.face, p.front) for p in result.pieces] == [("down", None)]
     assert math.dist(result.pieces[0].center, (80 * SCALE, 90 * SCALE)) < 1.5 * SCALE
     assert len(result.unknown) == 1 and abs(result.unknown[0].center[0] / SCALE - 200) < 5
+
+
+def test_a_coin_laid_on_a_tile_is_read_and_so_is_the_tile(tmp_path: Path) -> None:
+    library = _library(tmp_path / "library")
+    chip = (16.0, 16.0)
+    _registered_coin(library, _coin((40, 50, 200), "50"), chip, front="fifty")
+    _registered_coin(library, _coin((170, 70, 30), "7"), chip, front="seven")
+    table = cloth()
+    put(table, tile_face("drop"), TILE, (100, 100), 10.0)
+    put(table, _coin((170, 70, 30), "7"), chip, (106, 92), 0.0, disc=True)  # inside the tile's outline
+    put(table, tile_face("star"), TILE, (200, 100), 0.0)
+    result = read(table, library, px_per_mm=SCALE)
+    named = sorted((p.front or "", round(p.center[0] / SCALE), round(p.center[1] / SCALE)) for p in result.pieces)
+    assert [front for front, _x, _y in named] == ["drop", "seven", "star"], named
+    assert math.dist(next((x, y) for f, x, y in named if f == "seven"), (106, 92)) <= 1.5
+    assert not result.unknown
