@@ -22,6 +22,10 @@ from vision.library import Library, PieceKind
 from vision.reading.fit import Placement
 from vision.reading.params import Params
 
+APART_KEPT = 512
+"""At most this many pairs of references' differences are kept per kind (12 MB at a card's size): a long
+session meets ever more pairs."""
+
 
 @dataclass(frozen=True, eq=False)
 class Reference:
@@ -65,7 +69,8 @@ class KindRefs:
     at every turn: a coin's rim), as a unit: where it matches best is where the piece lies."""
     apart: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
     """How two references (by their ids) differ, blurred to symbol size: worked out when first
-    needed, for a piece's best reference and its runner-up face's nearest turn."""
+    needed, for a piece's best reference and its runner-up face's nearest turn (at most
+    :data:`APART_KEPT` of them)."""
 
 
 @dataclass(frozen=True)
@@ -348,6 +353,8 @@ def _lead(patch: np.ndarray, visible: np.ndarray, kind_refs: KindRefs, best: Mat
     seen = weight * visible[dy:dy + h, dx:dx + w]
     pair = (id(a), id(b))
     if pair not in kind_refs.apart:
+        if len(kind_refs.apart) >= APART_KEPT:
+            kind_refs.apart.clear()
         sigma = params.twin_blur_mm * kind_refs.scale
         kind_refs.apart[pair] = cv2.GaussianBlur(cv2.transform(np.abs(a.image - b.image), np.ones((1, 3))),
                                                  (0, 0), sigma)
