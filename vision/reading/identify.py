@@ -236,9 +236,10 @@ def compare(cuts: list[Cut], kind_refs: KindRefs, params: Params, stride: int = 
 
     In each cut, every reference is first scored where the piece was fitted (and where what
     all the kind's faces share matches best); the best turns of the faces that score best
-    there are slid over the margin to their best place. Each face is then judged on the
-    visible part at the cut and place it correlated best at, the fronts that correlated best
-    (:attr:`Params.faces_compared`) and the back."""
+    there are slid over the margin to their best place. A wide margin (a *stride* over 1, the
+    places that far apart) ranks every reference by its best place in it instead. Each face is
+    then judged on the visible part at the cut and place it correlated best at, the fronts
+    that correlated best (:attr:`Params.faces_compared`) and the back."""
     weight = kind_refs.weight
     h, w = weight.shape
     if not kind_refs.refs:
