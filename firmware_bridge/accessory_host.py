@@ -138,7 +138,14 @@ class HostProtocol:
         self.link.feed(data, now_ms)
         if (self.link.rejected != rejected and self.link.last_rejection == proto.NAK_NOT_HANDSHAKEN
                 and self.state == "connected"):
-            self.start(now_ms)  # the device forgot us (it dropped the link): handshake again
+            # the device forgot us (it dropped the link): handshake again, and then send what it
+            # refused and what waited behind it, in order: nothing is lost
+            refused = self.link.last_rejected
+            waiting = ([refused] if refused is not None else []) + self.link.take_queued()
+            self.start(now_ms)
+            for mtype, payload in waiting:
+                if mtype != proto.PING:
+                    self.link.send(mtype, payload)
         events, self._events = self._events, []
         return events
 

@@ -43,6 +43,7 @@ class Endpoint:
         self._tx_seq = 0
         self._queue = []  # type: list[list[Any]]  # [type, payload]
         self._flight = None  # type: list[Any] | None  # [seq, type, payload, sends, last_send_ms]
+        self.last_rejected = None  # type: list[Any] | None  # [type, payload] the peer refused last
         self._rx_last = -1
         self._rx_verdict = 0
         self._out = bytearray()
@@ -79,6 +80,12 @@ class Endpoint:
     def drop_queued(self) -> None:
         """Forget what waits to be sent (not the frame in flight)."""
         self._queue = []
+
+    def take_queued(self) -> list:  # type: ignore[type-arg]
+        """What waits to be sent (not the frame in flight), taken out: [type, payload] each."""
+        queued = self._queue
+        self._queue = []
+        return queued
 
     def reset(self) -> None:
         """Forget everything in flight and queued, and the peer's sequence numbers."""
@@ -190,6 +197,7 @@ class Endpoint:
             self._flight = None
             self.rejected += 1
             self.last_rejection = reason
+            self.last_rejected = [flight[1], flight[2]]
 
     def _reliable(self, seq: int, mtype: int, payload: bytes, now_ms: float) -> None:
         is_hello = mtype == proto.HELLO or mtype == proto.D_HELLO  # always applied (section 4)
