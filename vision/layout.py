@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from shapely.geometry import Polygon
 
 from vision.errors import LayoutError
 
@@ -161,8 +162,7 @@ def parse_layout(doc: Any, source: str = "<layout>") -> Layout:
         corners = _points(p.get("marker_corners_mm"), where + ".marker_corners_mm", count=4)
         _square(corners, where + ".marker_corners_mm")
         outline = _points(p.get("outline_mm"), where + ".outline_mm")
-        x, y = outline.T
-        if abs(float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))) / 2 < 1.0:
+        if Polygon(outline).area < 1.0:
             raise LayoutError(f"{where}.outline_mm: must enclose an area (its points lie on a line)")
         piece_markers = {mid: corners}
         for j, extra in enumerate(p.get("markers", [])):

@@ -43,9 +43,7 @@ def not_table(view: np.ndarray, valid: np.ndarray, empty: np.ndarray | None, pie
     if not inside.any():
         return np.zeros(valid.shape, np.uint8)
     # the table's statistics from every 4th pixel each way: plenty, and 16 times quicker
-    sample = np.zeros_like(inside)
     picked = inside[::4, ::4]
-    sample[::4, ::4] = picked
     if empty is not None:
         change = seen - lab(empty, sigma)
         change -= np.median(change[::4, ::4][picked], axis=0)  # the light's overall drift since
@@ -55,6 +53,8 @@ def not_table(view: np.ndarray, valid: np.ndarray, empty: np.ndarray | None, pie
         spread = 1.4826 * float(np.median(np.abs(sampled - typical)))
         mask = distance > max(params.empty_delta_min, typical + params.empty_sigmas * spread)
     else:
+        sample = np.zeros_like(inside)
+        sample[::4, ::4] = picked
         # without a scale the window is a guess, and pieces laid close may fill it: what stands
         # far out from the rim's colour is then left out of the table's colour
         clear = None if px_per_mm is not None else _unlike_rim(seen, inside, sample, piece_px, params)

@@ -357,8 +357,7 @@ def _lead(patch: np.ndarray, visible: np.ndarray, kind_refs: KindRefs, best: Mat
         if len(kind_refs.apart) >= APART_KEPT:
             kind_refs.apart.clear()
         sigma = params.twin_blur_mm * kind_refs.scale
-        kind_refs.apart[pair] = cv2.GaussianBlur(cv2.transform(np.abs(a.image - b.image), np.ones((1, 3))),
-                                                 (0, 0), sigma)
+        kind_refs.apart[pair] = cv2.GaussianBlur(_summed(np.abs(a.image - b.image)), (0, 0), sigma)
     apart = kind_refs.apart[pair] * seen
     part = apart > params.twin_difference_min
     if part.sum() < params.twin_part_min * weight.sum():
