@@ -23,9 +23,10 @@ from vision import markers
 from vision.calibration import TableCalibration
 from vision.library import Library, PieceKind, find_piece, frame_point, frame_points
 from vision.reading.decide import decide
+from vision.reading.faces import KindRefs, references
 from vision.reading.find import blank, not_table
 from vision.reading.fit import Leftover, Placement, fit_outlines
-from vision.reading.identify import Cut, KindRefs, Match, compare, cut_out, references
+from vision.reading.identify import Cut, Match, compare, cut_out
 from vision.reading.params import DEFAULT, Params
 from vision.reading.plane import Plane, make_plane
 from vision.reading.result import FoundPiece, ReadResult, UnknownPiece
@@ -279,7 +280,7 @@ def _matches(view: np.ndarray, piece: Placement, placements: list[Placement], ki
         turned = replace(piece, angle_deg=piece.angle_deg + turn)
         patch = cut_out(view, turned, (w, h), margin, scale)
         cuts.append(Cut(turn, patch, _visible(turned, others, patch.shape[:2], scale, params)))
-    return compare(cuts, kind_refs, params, stride)
+    return compare(cuts, kind_refs, params, stride, lambda matches: decide(matches, params).face is not None)
 
 
 def _visible(piece: Placement, others: list[Placement], shape: tuple[int, int], scale: float,

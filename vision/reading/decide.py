@@ -28,7 +28,7 @@ def decide(matches: list[Match], params: Params) -> Verdict:
         return Verdict(None, None, 0.0, 0.0)
     best = matches[0]
     runner_up = matches[1].score if len(matches) > 1 else -1.0
-    margin = best.score - runner_up if best.lead is None else best.lead
+    margin = best.score - runner_up if best.lead is None else max(best.lead, best.score - runner_up)
     known = (best.score >= params.score_min and margin >= params.margin_min
              and best.residual <= params.residual_max)
     if not known:

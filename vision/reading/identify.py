@@ -1,76 +1,41 @@
 """Stages 3 and 4: each placed piece rectified, and compared with every registered face.
 
-The piece is cut out of the view upright at the comparison scale, with a margin for the search.
-Each reference face (each of its images, at each turn the outline allows) is slid over it a
-little way; the score is the normalised cross-correlation over the piece's visible part, each
-colour channel less its own mean, so that a change of light's strength or a tint laid over the
-whole piece does not count, and what is printed in which colour does. At the best place, the
-aligned difference (the piece less the face scaled to it) is smoothed to symbol size: its worst
-patch says whether some part of the piece is something the face does not explain.
+The piece is cut out of the view upright at the comparison scale, with a margin for the search
+(print finer than that scale blurred away first, as it is in the references). Each reference
+face (:mod:`~vision.reading.faces`: each of its images, at each turn the outline allows) is
+slid over it a little way; the score is the normalised cross-correlation over the piece's
+visible part, each colour channel less its own best plane, so that a change of light's
+strength, a tint laid over the whole piece or light falling off across it does not count, and
+what is printed in which colour does. At the best place, the aligned difference (the piece less
+the face scaled to it) is smoothed to symbol size: its worst patch says whether some part of the
+piece is something the face does not explain. A piece that no face is named for, though one
+correlates well, is judged again with each face laid over it (moved, scaled and sheared a
+little, as another camera or a crop's framing makes a print differ).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from vision.library import Library, PieceKind
+from vision.reading.faces import (
+    APART_KEPT,
+    KindRefs,
+    Reference,
+    centred,
+    halved,
+    laid,
+    mean_colour,
+    power_over,
+    summed,
+)
 from vision.reading.fit import Placement
 from vision.reading.params import Params
-
-APART_KEPT = 512
-"""At most this many pairs of references' differences are kept per kind (12 MB at a card's size): a long
-session meets ever more pairs."""
-
-
-@dataclass(frozen=True, eq=False)
-class Reference:
-    """One registered image of a face at the comparison scale, at one turn."""
-
-    face: str
-    """The front's name, or ``"back"``."""
-    turn_deg: float
-    image: np.ndarray
-    """float32 BGR 0-1, the kind's size at the comparison scale."""
-    soft: np.ndarray
-    """:attr:`image` blurred by each of :attr:`Params.blur_steps_mm`, stacked, each less its
-    channels' means over the compared part and zero outside it."""
-    power: np.ndarray
-    """The sum of each of :attr:`soft`'s squares."""
-    centred: np.ndarray
-    """The image less each channel's mean, zero outside the compared part."""
-    norm: float
-    """The length of :attr:`centred` as a vector."""
-    colour: np.ndarray
-    """The face's mean colour as registered (BGR 0-1)."""
-
-
-@dataclass
-class KindRefs:
-    kind: PieceKind
-    scale: float
-    """The comparison scale of this kind (px/mm)."""
-    weight: np.ndarray
-    """float32 0/1: the compared part of the piece (its shape less its rim)."""
-    refs: list[Reference] = field(default_factory=list)
-    table: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
-    """Each reference's :attr:`~Reference.centred` as a unit row: all scored at once."""
-    rough_weight: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
-    """:attr:`weight` at half the scale, where it is whole (or, for a tiny kind, anywhere)."""
-    rough: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
-    """Each reference at half the scale, less its channels' means over :attr:`rough_weight`,
-    as a unit row: the first look at a piece ranks the references by these."""
-    common: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 3), np.float32))
-    """The mean of every reference's :attr:`~Reference.centred` (what the kind's faces share
-    at every turn: a coin's rim), as a unit: where it matches best is where the piece lies."""
-    apart: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
-    """How two references (by their ids) differ, blurred to symbol size: worked out when first
-    needed, for a piece's best reference and its runner-up face's nearest turn (at most
-    :data:`APART_KEPT` of them)."""
 
 
 @dataclass(frozen=True)
@@ -97,106 +62,12 @@ class Match:
     (the light's colour, where the face is right)."""
 
 
-def references(library: Library, params: Params, finest: float | None = None) -> dict[str, KindRefs]:
-    """Every face of *library* at the comparison scale (no finer than *finest* px/mm: the
-    view's own), turned as its outline allows."""
-    out: dict[str, KindRefs] = {}
-    for name in library.kinds():
-        kind = library.kind(name)
-        scale = min(comparison_scale(kind, params), math.inf if finest is None else finest)
-        w, h = (max(4, round(s * scale)) for s in kind.size_mm)
-        entry = KindRefs(kind, scale, _weight(kind, (w, h), params.edge_trim_mm * scale))
-        images = [(front, img) for front, imgs in library.fronts(name).items() for img in imgs]
-        back = library.back(name)
-        if back is not None:
-            images.append(("back", back))
-        for face, img in images:
-            small = np.asarray(cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA), np.float32) / 255.0
-            colour = _mean_colour(small, entry.weight)
-            for turn in _turns(kind, params):
-                turned = _turned(small, turn)
-                centred = _centred(turned, entry.weight)
-                norm = float(np.sqrt((centred * centred).sum()))
-                if norm > 1e-6:
-                    soft = np.stack([_centred(_blurred(turned, blur_mm * scale), entry.weight)
-                                     for blur_mm in params.blur_steps_mm])
-                    flat = soft.reshape(len(soft), -1)
-                    power = (flat * flat).sum(axis=1)
-                    entry.refs.append(Reference(face, turn, turned, soft, power, centred, norm, colour))
-        if entry.refs:
-            entry.table = np.stack([r.centred.ravel() / r.norm for r in entry.refs]).astype(np.float32)
-            halved = _halved(entry.weight)
-            entry.rough_weight = np.asarray(halved > (0.99 if (halved > 0.99).any() else 0.0), np.float32)
-            rough = np.stack([_centred(_halved(r.image), entry.rough_weight).ravel() for r in entry.refs])
-            entry.rough = rough / np.maximum(np.sqrt((rough * rough).sum(axis=1)), 1e-9)[:, None]
-            common = np.mean([r.centred / r.norm for r in entry.refs], axis=0)
-            entry.common = np.asarray(common / max(float(np.sqrt((common * common).sum())), 1e-9), np.float32)
-        out[name] = entry
-    return out
-
-
-def comparison_scale(kind: PieceKind, params: Params) -> float:
-    """The scale *kind*'s faces are compared at (px/mm): :attr:`Params.work_px_per_mm`, or less
-    for a kind whose longer side would be over :attr:`Params.compare_px_max` there."""
-    return min(params.work_px_per_mm, params.compare_px_max / max(kind.size_mm))
-
-
-def _mean(image: np.ndarray, weight: np.ndarray) -> np.ndarray:
-    """*image*'s mean over *weight*, per channel."""
-    w = np.ascontiguousarray(weight, np.float32).ravel()
-    flat = np.ascontiguousarray(image, np.float32).reshape(-1, image.shape[2])
-    return np.asarray((w @ flat) / max(float(w.sum()), 1e-6), np.float32)
-
-
-def _mean_colour(image: np.ndarray, weight: np.ndarray) -> np.ndarray:
-    """*image*'s mean colour over *weight* (per channel, at least a trace: its logarithm is taken)."""
-    return np.asarray(np.maximum(_mean(image, weight), np.float32(1e-3)), np.float32)
-
-
-def _blurred(image: np.ndarray, sigma_px: float) -> np.ndarray:
-    return image if sigma_px <= 0 else np.asarray(cv2.GaussianBlur(image, (0, 0), sigma_px), np.float32)
-
-
-def _turns(kind: PieceKind, params: Params) -> list[float]:
-    if kind.shape == "disc":
-        n = max(1, round(360.0 / params.disc_step_deg))
-        return [i * 360.0 / n for i in range(n)]
-    return [0.0, 90.0, 180.0, 270.0] if kind.is_square else [0.0, 180.0]
-
-
-def _turned(image: np.ndarray, turn_deg: float) -> np.ndarray:
-    """*image* turned clockwise by *turn_deg* about its centre (quarter turns exactly)."""
-    if turn_deg % 90.0 == 0.0:
-        return np.ascontiguousarray(np.rot90(image, -int(turn_deg // 90) % 4))
-    h, w = image.shape[:2]
-    m = cv2.getRotationMatrix2D(((w - 1) / 2, (h - 1) / 2), -turn_deg, 1.0)
-    return np.asarray(cv2.warpAffine(image, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT),
-                      np.float32)
-
-
-def _centred(image: np.ndarray, weight: np.ndarray) -> np.ndarray:
-    """*image* less each channel's mean over *weight*, times *weight*."""
-    flat = np.ascontiguousarray(image, np.float32).reshape(-1, image.shape[2])
-    w = np.ascontiguousarray(weight, np.float32).ravel()
-    return np.asarray((flat - _mean(image, weight)) * w[:, None], np.float32).reshape(image.shape)
-
-
-def _weight(kind: PieceKind, size: tuple[int, int], trim_px: float) -> np.ndarray:
-    w, h = size
-    weight = np.zeros((h, w), np.float32)
-    if kind.shape == "disc":
-        cv2.circle(weight, ((w - 1) * 8, (h - 1) * 8), max(1, round((min(w, h) / 2 - trim_px) * 16)), 1.0,
-                   cv2.FILLED, cv2.LINE_8, 4)
-    else:
-        t = max(0, round(trim_px))
-        weight[t:h - t, t:w - t] = 1.0
-    return weight
-
-
 def cut_out(view: np.ndarray, piece: Placement, size: tuple[int, int], margin_px: int,
             scale: float) -> np.ndarray:
     """The piece upright at *scale* px/mm (float32, 0-1 for uint8), *size* plus *margin_px* all
-    round; *view* may have colour channels or not."""
+    round; *view* may have colour channels or not. Where the view is finer than *scale*, it is
+    blurred first as much as shrinking it by area would (so print finer than a patch pixel is
+    seen as its references are: as its mean colour, not as moiré)."""
     w, h = size
     out_w, out_h = w + 2 * margin_px, h + 2 * margin_px
     if piece.corners is not None:
@@ -204,20 +75,42 @@ def cut_out(view: np.ndarray, piece: Placement, size: tuple[int, int], margin_px
         lo_x, lo_y, hi_x, hi_y = margin_px - 0.5, margin_px - 0.5, margin_px + w - 0.5, margin_px + h - 0.5
         inner = np.array([[lo_x, lo_y], [hi_x, lo_y], [hi_x, hi_y], [lo_x, hi_y]], np.float32)
         m = cv2.getPerspectiveTransform(inner, np.asarray(piece.corners, np.float32))
-        patch = cv2.warpPerspective(view, m, (out_w, out_h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                                    borderMode=cv2.BORDER_REPLICATE)
-        return np.asarray(patch, np.float32) / (255.0 if view.dtype == np.uint8 else 1.0)
-    a = math.radians(piece.angle_deg)
-    k = piece.px_per_mm / scale  # view px per patch px
-    ux, uy = math.cos(a) * k, math.sin(a) * k
-    vx, vy = -math.sin(a) * k, math.cos(a) * k
-    cx, cy = piece.centre
-    ox, oy = (out_w - 1) / 2, (out_h - 1) / 2
-    # patch (px, py) -> view: centre + u (px - ox) + v (py - oy)
-    m = np.array([[ux, vx, cx - ux * ox - vx * oy], [uy, vy, cy - uy * ox - vy * oy]])
-    patch = cv2.warpAffine(view, m, (out_w, out_h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                           borderMode=cv2.BORDER_REPLICATE)
+    else:
+        a = math.radians(piece.angle_deg)
+        k = piece.px_per_mm / scale  # view px per patch px
+        ux, uy = math.cos(a) * k, math.sin(a) * k
+        vx, vy = -math.sin(a) * k, math.cos(a) * k
+        cx, cy = piece.centre
+        ox, oy = (out_w - 1) / 2, (out_h - 1) / 2
+        # patch (px, py) -> view: centre + u (px - ox) + v (py - oy)
+        m = np.array([[ux, vx, cx - ux * ox - vx * oy], [uy, vy, cy - uy * ox - vy * oy], [0.0, 0.0, 1.0]])
+    view, m = _antialiased(view, m, (out_w, out_h))
+    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+    patch = (cv2.warpPerspective(view, m, (out_w, out_h), flags=flags, borderMode=cv2.BORDER_REPLICATE)
+             if piece.corners is not None else
+             cv2.warpAffine(view, m[:2], (out_w, out_h), flags=flags, borderMode=cv2.BORDER_REPLICATE))
     return np.asarray(patch, np.float32) / (255.0 if view.dtype == np.uint8 else 1.0)
+
+
+def _antialiased(view: np.ndarray, m: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """The part of *view* that the patch of *size* taken by *m* (patch to view) covers, blurred
+    by what shrinking it to the patch by area would blur it (nothing where the patch is as fine),
+    and *m* to that part."""
+    w, h = size
+    box = np.array([[[-0.5, -0.5], [w - 0.5, -0.5], [w - 0.5, h - 0.5], [-0.5, h - 0.5]]], np.float32)
+    ends = cv2.perspectiveTransform(box, m)[0]
+    k = math.sqrt(max(cv2.contourArea(ends), 1e-6) / (w * h))  # view px per patch px
+    sigma = 0.5 * math.sqrt(max(k * k - 1.0, 0.0))
+    if sigma < 0.25:
+        return view, m
+    pad = math.ceil(3 * sigma) + 2
+    x0, y0 = (max(0, math.floor(v) - pad) for v in ends.min(axis=0))
+    x1, y1 = (math.ceil(v) + pad for v in ends.max(axis=0))
+    part = view[y0:min(y1, view.shape[0]), x0:min(x1, view.shape[1])]
+    if part.size == 0:
+        return view, m
+    moved = np.array([[1.0, 0.0, -x0], [0.0, 1.0, -y0], [0.0, 0.0, 1.0]]) @ m
+    return cv2.GaussianBlur(part, (0, 0), sigma), moved
 
 
 @dataclass(frozen=True)
@@ -231,7 +124,20 @@ class Cut:
     """float32 0/1, the patch's size: what no other piece covers."""
 
 
-def compare(cuts: list[Cut], kind_refs: KindRefs, params: Params, stride: int = 1) -> list[Match]:
+@dataclass(frozen=True)
+class _Judged:
+    """One face judged on a piece: its fit, the reference that gave it, and where."""
+
+    face: str
+    fit: _Fit | None
+    ref: Reference
+    index: int
+    cut: Cut
+    place: tuple[int, int]
+
+
+def compare(cuts: list[Cut], kind_refs: KindRefs, params: Params, stride: int = 1,
+            named: Callable[[list[Match]], bool] | None = None) -> list[Match]:
     """Each face's best match on a piece cut out at one or more turns (*cuts*); best first.
 
     In each cut, every reference is first scored where the piece was fitted (and where what
@@ -239,7 +145,10 @@ def compare(cuts: list[Cut], kind_refs: KindRefs, params: Params, stride: int = 
     there are slid over the margin to their best place. A wide margin (a *stride* over 1, the
     places that far apart) ranks every reference by its best place in it instead. Each face is
     then judged on the visible part at the cut and place it correlated best at, the fronts
-    that correlated best (:attr:`Params.faces_compared`) and the back."""
+    that correlated best (:attr:`Params.faces_compared`) and the back. Where *named* (the
+    verdict) names none of them though the best correlates at least
+    :attr:`Params.lay_score_min`, each is judged again laid over the piece (:func:`laid`)
+    where that correlates better."""
     weight = kind_refs.weight
     h, w = weight.shape
     if not kind_refs.refs:
@@ -250,29 +159,60 @@ def compare(cuts: list[Cut], kind_refs: KindRefs, params: Params, stride: int = 
             if face not in slid or top > slid[face][0]:
                 slid[face] = (top, c, index, at)
     fronts = sorted((f for f in slid if f != "back"), key=lambda f: -slid[f][0])[:params.faces_compared]
-    matches: list[Match] = []
-    fits: list[tuple[_Fit | None, Cut]] = []
+    plain: list[_Judged] = []
     for face in fronts + (["back"] if "back" in slid else []):
         _top, c, index, (dx, dy) = slid[face]
         cut, ref = cuts[c], kind_refs.refs[index]
         seen = weight * cut.visible[dy:dy + h, dx:dx + w]
         fit = _aligned(cut.patch[dy:dy + h, dx:dx + w], ref, seen, bool(np.array_equal(seen, weight)), params)
-        fits.append((fit, cut))
-        score, blur = (-1.0, 0.0) if fit is None else (fit.score, fit.blur_mm)
-        matches.append(Match(face, score, ref.turn_deg + cut.turn_deg, math.inf, (dx, dy), index, blur))
+        plain.append(_Judged(face, fit, ref, index, cut, (dx, dy)))
+    matches = _ranked(plain, kind_refs, params)
+    if named is None or matches[0].score < params.lay_score_min or named(matches):
+        return matches
+    lain: list[_Judged] = []
+    unlaid: set[str] = set()  # the faces that could not be laid over the piece
+    for judged in plain:
+        (dx, dy), cut = judged.place, judged.cut
+        window = cut.patch[dy:dy + h, dx:dx + w]
+        seen = weight * cut.visible[dy:dy + h, dx:dx + w]
+        moved = laid(window, judged.ref, seen, kind_refs, params)
+        if moved is None:
+            unlaid.add(judged.face)
+            lain.append(judged)
+            continue
+        fit = _aligned(window, moved, seen, bool(np.array_equal(seen, weight)), params)
+        better = fit is not None and (judged.fit is None or fit.score > judged.fit.score)
+        lain.append(replace(judged, fit=fit, ref=moved) if better else judged)
+    return _ranked(lain, kind_refs, params, {j.face: j.fit.score if j.fit else -1.0 for j in plain}, unlaid)
+
+
+def _ranked(judged: list[_Judged], kind_refs: KindRefs, params: Params, plain: dict[str, float] | None = None,
+            unlaid: frozenset[str] | set[str] = frozenset()) -> list[Match]:
+    """The matches of the faces *judged*, best first: the best with its residual, tint and lead
+    over the runner-up. Where the best was laid over the piece (its *plain* score was before)
+    and the runner-up could not be (*unlaid*), the lead is their scores' difference as they were
+    before."""
+    h, w = kind_refs.weight.shape
+    matches = [Match(j.face, -1.0 if j.fit is None else j.fit.score, j.ref.turn_deg + j.cut.turn_deg,
+                     math.inf, j.place, j.index, 0.0 if j.fit is None else j.fit.blur_mm) for j in judged]
     order = sorted(range(len(matches)), key=lambda i: matches[i].score, reverse=True)
-    best_fit, best_cut = fits[order[0]]
-    if best_fit is not None:  # only the best face's residual is judged
-        dx, dy = matches[order[0]].shift_px
-        residual, worst = _residual(best_fit, kind_refs.scale, params)
-        face_colour = kind_refs.refs[matches[order[0]].ref].colour
-        seen_colour = _mean_colour(best_cut.patch[dy:dy + h, dx:dx + w], best_fit.seen)
-        b, g, r = (float(v) for v in np.log(seen_colour / face_colour))
+    top = judged[order[0]]
+    if top.fit is not None:  # only the best face's residual is judged
+        dx, dy = top.place
+        residual, worst = _residual(top.fit, kind_refs.scale, params)
+        seen_colour = mean_colour(top.cut.patch[dy:dy + h, dx:dx + w], top.fit.seen)
+        b, g, r = (float(v) for v in np.log(seen_colour / top.ref.colour))
         matches[order[0]] = replace(matches[order[0]], residual=residual, tint=(b, g, r), worst_px=worst)
     matches = [matches[i] for i in order]
     if len(matches) > 1:
-        lead = _lead(best_cut.patch, best_cut.visible, kind_refs, matches[0], matches[1], params)
-        matches[0] = replace(matches[0], lead=lead)
+        best, runner_up = matches[0], matches[1]
+        used = {j.face: j.ref for j in judged}
+        if plain is not None and used[best.face] is not kind_refs.refs[best.ref] and runner_up.face in unlaid:
+            # only the best could be laid over the piece: the two are weighed as they were before
+            lead: float | None = plain[best.face] - runner_up.score
+        else:
+            lead = _lead(top.cut.patch, top.cut.visible, kind_refs, used, best, runner_up, params)
+        matches[0] = replace(best, lead=lead)
     return matches
 
 
@@ -328,43 +268,45 @@ def _scores_at(patch: np.ndarray, places: list[tuple[int, int]], kind_refs: Kind
     """Every reference's best correlation at half the scale with the windows of *patch* whose
     top lefts are *places* (px)."""
     h, w = kind_refs.weight.shape
-    windows = np.stack([_centred(_halved(patch[y:y + h, x:x + w]), kind_refs.rough_weight).ravel()
+    windows = np.stack([centred(halved(patch[y:y + h, x:x + w]), kind_refs.rough_weight, plane=False).ravel()
                         for x, y in places])
     windows /= np.maximum(np.sqrt((windows * windows).sum(axis=1)), 1e-9)[:, None]
     return np.asarray((kind_refs.rough @ windows.T).max(axis=1), np.float32)
 
 
-def _halved(image: np.ndarray) -> np.ndarray:
-    """*image* at half its size (at least 2 px a side), each pixel the mean of those it covers."""
-    h, w = image.shape[:2]
-    return np.asarray(cv2.resize(image, (max(2, w // 2), max(2, h // 2)), interpolation=cv2.INTER_AREA),
-                      np.float32)
-
-
-def _lead(patch: np.ndarray, visible: np.ndarray, kind_refs: KindRefs, best: Match, runner_up: Match,
-          params: Params) -> float | None:
+def _lead(patch: np.ndarray, visible: np.ndarray, kind_refs: KindRefs, used: dict[str, Reference],
+          best: Match, runner_up: Match, params: Params) -> float | None:
     """How much better *best*'s face matches the piece than *runner_up*'s on the part where
-    the two faces differ (both at *best*'s place and turn), or None when that part is small."""
+    the two faces differ, or None when that part is small. *best* is taken at its place as it
+    was judged (*used*), the runner-up as the image of it at the turn that looks most like
+    *best*'s reference (laid over the piece as well where *best* was)."""
     weight = kind_refs.weight
     h, w = weight.shape
-    a = kind_refs.refs[best.ref]
-    twins = [r for r in kind_refs.refs if r.face == runner_up.face]
-    b = min(twins, key=lambda r: abs((r.turn_deg - a.turn_deg + 180.0) % 360.0 - 180.0))
+    a = used[best.face]
+    twins = [i for i, r in enumerate(kind_refs.refs) if r.face == runner_up.face]
+    b = kind_refs.refs[twins[int(np.argmax(kind_refs.table[twins] @ kind_refs.table[best.ref]))]]
     dx, dy = best.shift_px
+    window = patch[dy:dy + h, dx:dx + w]
     seen = weight * visible[dy:dy + h, dx:dx + w]
-    pair = (id(a), id(b))
-    if pair not in kind_refs.apart:
-        if len(kind_refs.apart) >= APART_KEPT:
-            kind_refs.apart.clear()
-        sigma = params.twin_blur_mm * kind_refs.scale
-        kind_refs.apart[pair] = cv2.GaussianBlur(_summed(np.abs(a.image - b.image)), (0, 0), sigma)
-    apart = kind_refs.apart[pair] * seen
+    sigma = params.twin_blur_mm * kind_refs.scale
+    if a is not kind_refs.refs[best.ref]:  # *best* was laid over the piece: so is its twin
+        lain = laid(window, b, seen, kind_refs, params)
+        if lain is None:
+            return None
+        b = lain
+        apart = cv2.GaussianBlur(summed(np.abs(a.image - b.image)), (0, 0), sigma) * seen
+    else:
+        pair = (id(a), id(b))
+        if pair not in kind_refs.apart:
+            if len(kind_refs.apart) >= APART_KEPT:
+                kind_refs.apart.clear()
+            kind_refs.apart[pair] = cv2.GaussianBlur(summed(np.abs(a.image - b.image)), (0, 0), sigma)
+        apart = kind_refs.apart[pair] * seen
     part = apart > params.twin_difference_min
     if part.sum() < params.twin_part_min * weight.sum():
         return None
-    window = patch[dy:dy + h, dx:dx + w][part]
     step = params.blur_steps_mm.index(best.blur_mm)
-    return _correlation(window, a.soft[step][part]) - _correlation(window, b.soft[step][part])
+    return _correlation(window[part], a.soft[step][part]) - _correlation(window[part], b.soft[step][part])
 
 
 def _correlation(x: np.ndarray, y: np.ndarray) -> float:
@@ -402,19 +344,14 @@ def _aligned(window: np.ndarray, face: Reference, seen: np.ndarray, whole: bool,
     count = float(seen.sum())
     if 3.0 * count < 12:
         return None
-    p = _centred(window, seen)
+    p = centred(window, seen)
     pp = float(np.vdot(p, p))
     if pp < 1e-9:
         return None
     soft = face.soft.reshape(len(face.soft), -1)
-    # *p* sums to nought over *seen*: the face's product with it needs no centring over *seen*
+    # *p* has no plane left over *seen*: the face's product with it needs no centring there
     pf = soft @ p.ravel()
-    if whole:
-        ff = face.power
-    else:  # the face's spread over *seen* alone
-        s = seen.ravel()
-        sums = s @ face.soft.reshape(len(soft), -1, 3)
-        ff = (soft * soft) @ np.repeat(s, 3) - (sums * sums).sum(axis=1) / count
+    ff = face.power if whole else power_over(face, seen)  # the face's spread over what is seen
     scores = np.where(ff > 1e-9, pf / np.sqrt(np.maximum(ff, 1e-9) * pp), -np.inf)
     step = int(np.argmax(scores))
     if not math.isfinite(float(scores[step])):
@@ -423,29 +360,25 @@ def _aligned(window: np.ndarray, face: Reference, seen: np.ndarray, whole: bool,
                 float(pf[step] / ff[step]), seen, pp)
 
 
-def _summed(image: np.ndarray) -> np.ndarray:
-    """*image*'s channels summed (float32, one channel)."""
-    return np.asarray(cv2.transform(np.asarray(image, np.float32), np.ones((1, 3), np.float32)), np.float32)
-
-
 def _residual(fit: _Fit, scale: float, params: Params) -> tuple[float, tuple[int, int] | None]:
     """How far the worst smoothed patch of what is left of the piece, once the face (scaled and
     shifted to it) is taken away, stands out of the median patch, in units of the piece's own
     spread; and where that patch is in the window (px)."""
     seen = fit.seen
     n = 3.0 * float(seen.sum())
-    face = _centred(fit.face, seen)
+    face = centred(fit.face, seen)
     spread = math.sqrt(fit.power / n * 3.0)
-    left = _summed(np.abs(fit.piece - fit.gain * face)) / spread
+    left = summed(np.abs(fit.piece - fit.gain * face)) / spread
     if params.residual_slack_mm > 0:
         # a face's edges laid a little off leave a difference along them that they explain
         shown = fit.gain * face
-        steep = _summed(np.abs(cv2.Sobel(shown, cv2.CV_32F, 1, 0, ksize=3)) +
+        steep = summed(np.abs(cv2.Sobel(shown, cv2.CV_32F, 1, 0, ksize=3)) +
                         np.abs(cv2.Sobel(shown, cv2.CV_32F, 0, 1, ksize=3))) / 8.0
         left = np.maximum(left - params.residual_slack_mm * scale * steep / spread, 0.0)
     sigma = params.residual_patch_mm * scale
-    smooth = cv2.GaussianBlur(left * seen, (0, 0), sigma)
-    cover = cv2.GaussianBlur(seen, (0, 0), sigma)
+    # beyond the window is no piece: a patch at its corner is judged on its inner part alone
+    smooth = cv2.GaussianBlur(left * seen, (0, 0), sigma, borderType=cv2.BORDER_CONSTANT)
+    cover = cv2.GaussianBlur(seen, (0, 0), sigma, borderType=cv2.BORDER_CONSTANT)
     judged = cover > 0.75  # patches near the outline are judged with their inner part only
     if not judged.any():
         return math.inf, None

@@ -115,6 +115,16 @@ class Params:
     that piece, its face searched this share of the kind's shorter side round its centre ..."""
     leftover_shift_max_mm: float = 10.0
     """... but no further than this (mm)."""
+    lay_score_min: float = 0.5
+    """A piece whose best face correlates at least this well but is not named is compared
+    again, each face laid over it a little moved, scaled and sheared (a print's or a crop's
+    tolerance, a slight slant) where that correlates better (-1..1) ..."""
+    lay_scale_max: float = 0.1
+    """... by at most this share larger or smaller in any direction ..."""
+    lay_blur_px: tuple[float, ...] = (2.0, 0.7)
+    """... found on both blurred by each of these in turn, coarse to fine (Gaussian sigma, px) ..."""
+    lay_iterations: int = 30
+    """... in at most this many steps."""
     disc_step_deg: float = 10.0
     """The turns a disc's faces are compared at (degrees)."""
     edge_trim_mm: float = 0.8
@@ -133,8 +143,8 @@ class Params:
     score_min: float = 0.75
     """A face is reported only when its correlation with the piece is at least this (-1..1)."""
     margin_min: float = 0.08
-    """... and beats every other face (and the back) by at least this, in correlation where the
-    best and the runner-up differ (over the whole piece where they hardly do)."""
+    """... and beats every other face (and the back) by at least this, in correlation over the
+    whole piece or where the best and the runner-up differ."""
     residual_max: float = 1.0
     """... and no patch of the aligned difference, per unit of the piece's own contrast, is
     over this (a missing or extra symbol, another colour, a fill)."""

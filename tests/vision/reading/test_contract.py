@@ -140,8 +140,8 @@ def test_read_set_phone_photos_find_every_card(scene_reads: dict[str, tuple[list
 
 
 @needs_photos
-@pytest.mark.xfail(strict=True, reason="cards printed in thin lines, photographed by another camera "
-                                       "than their references, mostly stay unknown (issue 27)")
+@pytest.mark.xfail(strict=True, reason="about half the cards, printed in thin lines and photographed by "
+                                       "another camera than their references, stay unknown (issue 27)")
 @pytest.mark.slow
 def test_read_set_photos_identifies_nine_in_ten(photo_readings: list[Reading]) -> None:
     right = [r for r in photo_readings if r.read_as == r.truth]
@@ -214,9 +214,9 @@ def test_a_face_the_library_lacks_is_unknown_though_it_shares_the_kinds_layout(t
         result = read(small, library, px_per_mm=synth_pieces.TEXTURE_PX_PER_MM * 0.3)
         if front == "archer":
             assert [p.front for p in result.pieces] == ["archer"]
-        else:  # it scores as well as a right answer against the archer: only its distinct part tells
+        else:  # it scores near a right answer against the archer, and is laid over it: only its distinct part tells
             assert result.pieces == () and [u.best for u in result.unknown] == ["card/archer"]
-            assert result.unknown[0].score is not None and result.unknown[0].score >= DEFAULT.score_min
+            assert result.unknown[0].score is not None and result.unknown[0].score >= DEFAULT.lay_score_min
 
 
 def test_read_discs_faces_up_and_down_and_their_turn(tmp_path: Path) -> None:

@@ -1,0 +1,246 @@
+"""The registered faces as the comparison sees them, and a face laid over a piece.
+
+Each face's images are shrunk to the kind's comparison scale and turned as its outline allows;
+each is kept less its best plane over the compared part (light falling off across a piece does
+not count), and blurred by each of :attr:`~vision.reading.params.Params.blur_steps_mm`.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.library import Library, PieceKind
+from vision.reading.params import Params
+
+APART_KEPT = 512
+"""At most this many pairs of references' differences are kept per kind (12 MB at a card's size): a long
+session meets ever more pairs."""
+
+
+@dataclass(frozen=True, eq=False)
+class Reference:
+    """One registered image of a face at the comparison scale, at one turn."""
+
+    face: str
+    """The front's name, or ``"back"``."""
+    turn_deg: float
+    image: np.ndarray
+    """float32 BGR 0-1, the kind's size at the comparison scale."""
+    soft: np.ndarray
+    """:attr:`image` blurred by each of :attr:`Params.blur_steps_mm`, stacked, each less its
+    channels' means over the compared part and zero outside it."""
+    power: np.ndarray
+    """The sum of each of :attr:`soft`'s squares."""
+    centred: np.ndarray
+    """The image less each channel's mean, zero outside the compared part."""
+    norm: float
+    """The length of :attr:`centred` as a vector."""
+    colour: np.ndarray
+    """The face's mean colour as registered (BGR 0-1)."""
+
+
+@dataclass
+class KindRefs:
+    kind: PieceKind
+    scale: float
+    """The comparison scale of this kind (px/mm)."""
+    weight: np.ndarray
+    """float32 0/1: the compared part of the piece (its shape less its rim)."""
+    refs: list[Reference] = field(default_factory=list)
+    table: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
+    """Each reference's :attr:`~Reference.centred` as a unit row: all scored at once."""
+    rough_weight: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
+    """:attr:`weight` at half the scale, where it is whole (or, for a tiny kind, anywhere)."""
+    rough: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
+    """Each reference at half the scale, less its channels' means over :attr:`rough_weight`,
+    as a unit row: the first look at a piece ranks the references by these."""
+    common: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 3), np.float32))
+    """The mean of every reference's :attr:`~Reference.centred` (what the kind's faces share
+    at every turn: a coin's rim), as a unit: where it matches best is where the piece lies."""
+    apart: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
+    """How two references (by their ids) differ, blurred to symbol size: worked out when first
+    needed, for a piece's best reference and the runner-up's most like it (at most
+    :data:`APART_KEPT` of them)."""
+
+
+def references(library: Library, params: Params, finest: float | None = None) -> dict[str, KindRefs]:
+    """Every face of *library* at the comparison scale (no finer than *finest* px/mm: the
+    view's own), turned as its outline allows."""
+    out: dict[str, KindRefs] = {}
+    for name in library.kinds():
+        kind = library.kind(name)
+        scale = min(comparison_scale(kind, params), math.inf if finest is None else finest)
+        w, h = (max(4, round(s * scale)) for s in kind.size_mm)
+        entry = KindRefs(kind, scale, _weight(kind, (w, h), params.edge_trim_mm * scale))
+        images = [(front, img) for front, imgs in library.fronts(name).items() for img in imgs]
+        back = library.back(name)
+        if back is not None:
+            images.append(("back", back))
+        for face, img in images:
+            small = np.asarray(cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA), np.float32) / 255.0
+            colour = mean_colour(small, entry.weight)
+            for turn in _turns(kind, params):
+                ref = _reference(face, turn, _turned(small, turn), colour, entry, params)
+                if ref.norm > 1e-6:
+                    entry.refs.append(ref)
+        if entry.refs:
+            entry.table = np.stack([r.centred.ravel() / r.norm for r in entry.refs]).astype(np.float32)
+            shrunk = halved(entry.weight)
+            entry.rough_weight = np.asarray(shrunk > (0.99 if (shrunk > 0.99).any() else 0.0), np.float32)
+            rough = np.stack([centred(halved(r.image), entry.rough_weight).ravel() for r in entry.refs])
+            entry.rough = rough / np.maximum(np.sqrt((rough * rough).sum(axis=1)), 1e-9)[:, None]
+            common = np.mean([r.centred / r.norm for r in entry.refs], axis=0)
+            entry.common = np.asarray(common / max(float(np.sqrt((common * common).sum())), 1e-9), np.float32)
+        out[name] = entry
+    return out
+
+
+def comparison_scale(kind: PieceKind, params: Params) -> float:
+    """The scale *kind*'s faces are compared at (px/mm): :attr:`Params.work_px_per_mm`, or less
+    for a kind whose longer side would be over :attr:`Params.compare_px_max` there."""
+    return min(params.work_px_per_mm, params.compare_px_max / max(kind.size_mm))
+
+
+def _mean(image: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """*image*'s mean over *weight*, per channel."""
+    w = np.ascontiguousarray(weight, np.float32).ravel()
+    flat = np.ascontiguousarray(image, np.float32).reshape(-1, image.shape[2])
+    return np.asarray((w @ flat) / max(float(w.sum()), 1e-6), np.float32)
+
+
+def mean_colour(image: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """*image*'s mean colour over *weight* (per channel, at least a trace: its logarithm is taken)."""
+    return np.asarray(np.maximum(_mean(image, weight), np.float32(1e-3)), np.float32)
+
+
+def _blurred(image: np.ndarray, sigma_px: float) -> np.ndarray:
+    return image if sigma_px <= 0 else np.asarray(cv2.GaussianBlur(image, (0, 0), sigma_px), np.float32)
+
+
+def _turns(kind: PieceKind, params: Params) -> list[float]:
+    if kind.shape == "disc":
+        n = max(1, round(360.0 / params.disc_step_deg))
+        return [i * 360.0 / n for i in range(n)]
+    return [0.0, 90.0, 180.0, 270.0] if kind.is_square else [0.0, 180.0]
+
+
+def _turned(image: np.ndarray, turn_deg: float) -> np.ndarray:
+    """*image* turned clockwise by *turn_deg* about its centre (quarter turns exactly)."""
+    if turn_deg % 90.0 == 0.0:
+        return np.ascontiguousarray(np.rot90(image, -int(turn_deg // 90) % 4))
+    h, w = image.shape[:2]
+    m = cv2.getRotationMatrix2D(((w - 1) / 2, (h - 1) / 2), -turn_deg, 1.0)
+    return np.asarray(cv2.warpAffine(image, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT),
+                      np.float32)
+
+
+def centred(image: np.ndarray, weight: np.ndarray, plane: bool = True) -> np.ndarray:
+    """*image* less each channel's best plane over *weight* (its mean, and how it grows left to
+    right and top to bottom: light that falls off across the piece; or its mean alone where not
+    *plane*), times *weight*."""
+    flat = np.ascontiguousarray(image, np.float32).reshape(-1, image.shape[2])
+    w = np.ascontiguousarray(weight, np.float32).ravel()
+    if not plane:
+        return np.asarray((flat - _mean(image, weight)) * w[:, None], np.float32).reshape(image.shape)
+    basis = _basis(weight.shape)
+    weighted, inverse = _plane_fit(weight.shape, w.tobytes())
+    coef = inverse @ (weighted.T @ flat)
+    return np.asarray((flat - basis @ coef) * w[:, None], np.float32).reshape(image.shape)
+
+
+@functools.lru_cache(maxsize=16)
+def _basis(shape: tuple[int, int]) -> np.ndarray:
+    """A plane's basis (1, x, y) at each pixel of *shape*, a row each."""
+    h, w = shape
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    return np.stack([np.ones(h * w, np.float32), (xs.ravel() - (w - 1) / 2) / max(w, 1),
+                     (ys.ravel() - (h - 1) / 2) / max(h, 1)], axis=1)
+
+
+@functools.lru_cache(maxsize=64)
+def _plane_fit(shape: tuple[int, int], weight: bytes) -> tuple[np.ndarray, np.ndarray]:
+    """For a weight of *shape* (its float32 bytes): the plane's basis times the weight, and the
+    inverse of the basis times that (the least squares' normal matrix; its pseudo-inverse for a
+    weight too small to fix a plane). A piece's whole part recurs: one of its visible parts
+    seldom does."""
+    weighted = _basis(shape) * np.frombuffer(weight, np.float32)[:, None]
+    return weighted, np.linalg.pinv(_basis(shape).T @ weighted).astype(np.float32)
+
+
+def power_over(ref: Reference, seen: np.ndarray) -> np.ndarray:
+    """Each of *ref*'s :attr:`~Reference.soft` layers' sum of squares over *seen* alone, less
+    its best plane there."""
+    s = np.ascontiguousarray(seen, np.float32).ravel()
+    layers = ref.soft.reshape(len(ref.soft), -1, 3)
+    weighted, inverse = _plane_fit(seen.shape, s.tobytes())
+    planes = weighted.T @ layers  # each layer's products with the plane's basis
+    return np.asarray((layers * layers).sum(axis=2) @ s - (inverse @ planes * planes).sum(axis=(1, 2)))
+
+
+def _weight(kind: PieceKind, size: tuple[int, int], trim_px: float) -> np.ndarray:
+    w, h = size
+    weight = np.zeros((h, w), np.float32)
+    if kind.shape == "disc":
+        cv2.circle(weight, ((w - 1) * 8, (h - 1) * 8), max(1, round((min(w, h) / 2 - trim_px) * 16)), 1.0,
+                   cv2.FILLED, cv2.LINE_8, 4)
+    else:
+        t = max(0, round(trim_px))
+        weight[t:h - t, t:w - t] = 1.0
+    return weight
+
+
+def halved(image: np.ndarray) -> np.ndarray:
+    """*image* at half its size (at least 2 px a side), each pixel the mean of those it covers."""
+    h, w = image.shape[:2]
+    return np.asarray(cv2.resize(image, (max(2, w // 2), max(2, h // 2)), interpolation=cv2.INTER_AREA),
+                      np.float32)
+
+
+def summed(image: np.ndarray) -> np.ndarray:
+    """*image*'s channels summed (float32, one channel)."""
+    return np.asarray(cv2.transform(np.asarray(image, np.float32), np.ones((1, 3), np.float32)), np.float32)
+
+
+def laid(window: np.ndarray, ref: Reference, seen: np.ndarray, kind_refs: KindRefs,
+          params: Params) -> Reference | None:
+    """*ref* moved, scaled and sheared to lie over *window* where it correlates best on *seen*
+    (OpenCV's enhanced correlation coefficient, in grey), within :attr:`Params.lay_scale_max`
+    and :attr:`Params.shift_mm`; None where that fails."""
+    warp = np.eye(2, 3, dtype=np.float32)
+    criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, params.lay_iterations, 1e-3)
+    grey = [summed(image) for image in (window, ref.image)]
+    mask = np.asarray(seen > 0, np.uint8)
+    try:
+        for blur_px in params.lay_blur_px:  # coarse to fine
+            shown = [cv2.GaussianBlur(g, (0, 0), blur_px) for g in grey]
+            _cc, found = cv2.findTransformECC(shown[0], shown[1], warp, cv2.MOTION_AFFINE, criteria, mask, 1)
+            warp = np.asarray(found, np.float32)
+    except cv2.error:  # it did not converge
+        return None
+    h, w = seen.shape
+    stretch = np.linalg.svd(warp[:, :2], compute_uv=False)
+    centre = np.array([(w - 1) / 2, (h - 1) / 2])
+    moved = warp[:, :2] @ centre + warp[:, 2] - centre  # how far the face's centre is moved
+    if (np.abs(np.log(stretch)).max() > math.log1p(params.lay_scale_max)
+            or float(np.hypot(*moved)) > params.shift_mm * kind_refs.scale + 1.0):
+        return None
+    image = np.asarray(cv2.warpAffine(ref.image, warp, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                      borderMode=cv2.BORDER_REPLICATE), np.float32)
+    return _reference(ref.face, ref.turn_deg, image, ref.colour, kind_refs, params)
+
+
+def _reference(face: str, turn_deg: float, image: np.ndarray, colour: np.ndarray, kind_refs: KindRefs,
+               params: Params) -> Reference:
+    """*image* (the kind's size at its comparison scale) as a :class:`Reference`."""
+    weight = kind_refs.weight
+    soft = np.stack([centred(_blurred(image, blur_mm * kind_refs.scale), weight)
+                     for blur_mm in params.blur_steps_mm])
+    flat = soft.reshape(len(soft), -1)
+    level = centred(image, weight)
+    return Reference(face, turn_deg, image, soft, (flat * flat).sum(axis=1), level,
+                     float(np.sqrt((level * level).sum())), colour)
