@@ -277,9 +277,10 @@ def _scores_at(patch: np.ndarray, places: list[tuple[int, int]], kind_refs: Kind
 def _lead(patch: np.ndarray, visible: np.ndarray, kind_refs: KindRefs, used: dict[str, Reference],
           best: Match, runner_up: Match, params: Params) -> float | None:
     """How much better *best*'s face matches the piece than *runner_up*'s on the part where
-    the two faces differ, or None when that part is small. *best* is taken at its place as it
-    was judged (*used*), the runner-up as the image of it at the turn that looks most like
-    *best*'s reference (laid over the piece as well where *best* was)."""
+    the two faces differ (in colour, or in hue alone where that says more), or None when that
+    part is small. *best* is taken at its place as it was judged (*used*), the runner-up as
+    the image of it at the turn that looks most like *best*'s reference (laid over the piece
+    as well where *best* was)."""
     weight = kind_refs.weight
     h, w = weight.shape
     a = used[best.face]
@@ -306,7 +307,10 @@ def _lead(patch: np.ndarray, visible: np.ndarray, kind_refs: KindRefs, used: dic
     if part.sum() < params.twin_part_min * weight.sum():
         return None
     step = params.blur_steps_mm.index(best.blur_mm)
-    return _correlation(window[part], a.soft[step][part]) - _correlation(window[part], b.soft[step][part])
+    x, y, z = window[part], a.soft[step][part], b.soft[step][part]
+    # and in hue alone (each pixel less its grey), where two faces differ in their ink's colour
+    hx, hy, hz = (v - v.mean(axis=1, keepdims=True) for v in (x, y, z))
+    return max(_correlation(x, y) - _correlation(x, z), _correlation(hx, hy) - _correlation(hx, hz))
 
 
 def _correlation(x: np.ndarray, y: np.ndarray) -> float:

@@ -144,7 +144,7 @@ class Params:
     """A face is reported only when its correlation with the piece is at least this (-1..1)."""
     margin_min: float = 0.08
     """... and beats every other face (and the back) by at least this, in correlation over the
-    whole piece or where the best and the runner-up differ."""
+    whole piece or where the best and the runner-up differ (in colour or in hue alone)."""
     residual_max: float = 1.0
     """... and no patch of the aligned difference, per unit of the piece's own contrast, is
     over this (a missing or extra symbol, another colour, a fill)."""

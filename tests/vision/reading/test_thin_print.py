@@ -60,13 +60,14 @@ def _library(root: Path, left_out: str | None = None) -> Library:
     return library
 
 
-def _photo(faces: list[tuple[str, tuple[float, float], float]], grown: float) -> np.ndarray:
+def _photo(faces: list[tuple[str, tuple[float, float], float]], grown: float,
+           specs: dict[str, tuple[int, str, str, str]] = FACES) -> np.ndarray:
     """The cards on a dark cloth, their print *grown*, their corners rounded to the cloth and
     the light falling off to half from the right of the table to its left."""
     table = cloth(420, 220, seed=5)
     table[:] = table // 3
     for name, centre, angle in faces:
-        face = card_face(*FACES[name], grown=grown)
+        face = card_face(*specs[name], grown=grown)
         corners = np.full(face.shape[:2], 255, np.uint8)
         r = round(3 * DRAWN)  # the card's corners are rounded 3 mm: the cloth shows there
         for x, y in ((r, r), (face.shape[1] - 1 - r, r), (r, face.shape[0] - 1 - r),
@@ -117,3 +118,15 @@ def test_a_thin_print_the_library_lacks_is_unknown_though_a_twin_is_laid_over_it
     where = next(round(c[0]) for name, c, _a in LAID if name == left_out)
     assert not any(math.isclose(x, where, abs_tol=3) for x in named), named
     assert any(math.isclose(u.center[0] / SCALE, where, abs_tol=3) for u in result.unknown)
+
+
+@pytest.mark.slow
+def test_thin_prints_that_differ_in_their_inks_colour_alone_are_told_apart(tmp_path: Path) -> None:
+    library = Library.create(tmp_path / "library")
+    twins = {f"2-{ink}-empty-diamond": (2, ink, "empty", "diamond") for ink in INKS}
+    for name, spec in twins.items():
+        library.register("card", "rect", CARD, card_face(*spec), front=name)
+    laid = [(name, (80 + 85 * i, 110), 90.0 * i) for i, name in enumerate(twins)]
+    result = read(_photo(laid, 1.04, twins), library, px_per_mm=SCALE)
+    got = sorted((round(p.center[0] / SCALE), p.front) for p in result.pieces)
+    assert got == sorted((round(c[0]), name) for name, c, _a in laid), (got, result.unknown)
