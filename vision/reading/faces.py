@@ -62,6 +62,9 @@ class KindRefs:
     common: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 3), np.float32))
     """The mean of every reference's :attr:`~Reference.centred` (what the kind's faces share
     at every turn: a coin's rim), as a unit: where it matches best is where the piece lies."""
+    alike: dict[tuple[int, str], int] = field(default_factory=dict)
+    """For a reference (by its index) and another face: the index of that face's reference (of
+    any image and turn) that looks most like it; worked out when first needed."""
     apart: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
     """How two references (by their ids) differ, blurred to symbol size: worked out when first
     needed, for a piece's best reference and the runner-up's most like it (at most
@@ -179,7 +182,8 @@ def power_over(ref: Reference, seen: np.ndarray) -> np.ndarray:
     layers = ref.soft.reshape(len(ref.soft), -1, 3)
     weighted, inverse = _plane_fit(seen.shape, s.tobytes())
     planes = weighted.T @ layers  # each layer's products with the plane's basis
-    return np.asarray((layers * layers).sum(axis=2) @ s - (inverse @ planes * planes).sum(axis=(1, 2)))
+    flat = ref.soft.reshape(len(ref.soft), -1)
+    return np.asarray((flat * flat) @ np.repeat(s, 3) - (inverse @ planes * planes).sum(axis=(1, 2)))
 
 
 def _weight(kind: PieceKind, size: tuple[int, int], trim_px: float) -> np.ndarray:

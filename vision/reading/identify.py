@@ -284,8 +284,11 @@ def _lead(patch: np.ndarray, visible: np.ndarray, kind_refs: KindRefs, used: dic
     weight = kind_refs.weight
     h, w = weight.shape
     a = used[best.face]
-    twins = [i for i, r in enumerate(kind_refs.refs) if r.face == runner_up.face]
-    b = kind_refs.refs[twins[int(np.argmax(kind_refs.table[twins] @ kind_refs.table[best.ref]))]]
+    key = (best.ref, runner_up.face)
+    if key not in kind_refs.alike:
+        twins = [i for i, r in enumerate(kind_refs.refs) if r.face == runner_up.face]
+        kind_refs.alike[key] = twins[int(np.argmax(kind_refs.table[twins] @ kind_refs.table[best.ref]))]
+    b = kind_refs.refs[kind_refs.alike[key]]
     dx, dy = best.shift_px
     window = patch[dy:dy + h, dx:dx + w]
     seen = weight * visible[dy:dy + h, dx:dx + w]
@@ -307,18 +310,18 @@ def _lead(patch: np.ndarray, visible: np.ndarray, kind_refs: KindRefs, used: dic
     if part.sum() < params.twin_part_min * weight.sum():
         return None
     step = params.blur_steps_mm.index(best.blur_mm)
-    x, y, z = window[part], a.soft[step][part], b.soft[step][part]
-    # and in hue alone (each pixel less its grey), where two faces differ in their ink's colour
-    hx, hy, hz = (v - v.mean(axis=1, keepdims=True) for v in (x, y, z))
-    return max(_correlation(x, y) - _correlation(x, z), _correlation(hx, hy) - _correlation(hx, hz))
+    # each channel less its mean over the part; and in hue alone (each pixel less its grey, too),
+    # where two faces differ in their ink's colour
+    x, y, z = (v - v.mean(axis=0) for v in (window[part], a.soft[step][part], b.soft[step][part]))
+    third = np.full((3, 1), 1.0 / 3.0, np.float32)
+    hx, hy, hz = (v - v @ third for v in (x, y, z))
+    return max(_cosine(x, y) - _cosine(x, z), _cosine(hx, hy) - _cosine(hx, hz))
 
 
-def _correlation(x: np.ndarray, y: np.ndarray) -> float:
-    """The correlation of two sets of colour pixels (N x 3), each channel less its mean."""
-    x = x - x.mean(axis=0)
-    y = y - y.mean(axis=0)
-    d = float(np.sqrt((x * x).sum() * (y * y).sum()))
-    return float((x * y).sum()) / d if d > 1e-12 else 0.0
+def _cosine(x: np.ndarray, y: np.ndarray) -> float:
+    """The cosine of the angle between two arrays as vectors (0 where either is nought)."""
+    d = math.sqrt(float(np.vdot(x, x)) * float(np.vdot(y, y)))
+    return float(np.vdot(x, y)) / d if d > 1e-12 else 0.0
 
 
 @dataclass(frozen=True)
