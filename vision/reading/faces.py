@@ -33,11 +33,11 @@ class Reference:
     """float32 BGR 0-1, the kind's size at the comparison scale."""
     soft: np.ndarray
     """:attr:`image` blurred by each of :attr:`Params.blur_steps_mm`, stacked, each less its
-    channels' means over the compared part and zero outside it."""
+    channels' best planes over the compared part (:func:`centred`) and zero outside it."""
     power: np.ndarray
     """The sum of each of :attr:`soft`'s squares."""
     centred: np.ndarray
-    """The image less each channel's mean, zero outside the compared part."""
+    """The image less each channel's best plane, zero outside the compared part."""
     norm: float
     """The length of :attr:`centred` as a vector."""
     colour: np.ndarray
@@ -57,8 +57,8 @@ class KindRefs:
     rough_weight: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
     """:attr:`weight` at half the scale, where it is whole (or, for a tiny kind, anywhere)."""
     rough: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
-    """Each reference at half the scale, less its channels' means over :attr:`rough_weight`,
-    as a unit row: the first look at a piece ranks the references by these."""
+    """Each reference at half the scale, less its channels' best planes over
+    :attr:`rough_weight`, as a unit row: the first look at a piece ranks the references by these."""
     common: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 3), np.float32))
     """The mean of every reference's :attr:`~Reference.centred` (what the kind's faces share
     at every turn: a coin's rim), as a unit: where it matches best is where the piece lies."""

@@ -268,6 +268,7 @@ def _scores_at(patch: np.ndarray, places: list[tuple[int, int]], kind_refs: Kind
     """Every reference's best correlation at half the scale with the windows of *patch* whose
     top lefts are *places* (px)."""
     h, w = kind_refs.weight.shape
+    # the references have no plane left: a window's own adds nothing to its products with them
     windows = np.stack([centred(halved(patch[y:y + h, x:x + w]), kind_refs.rough_weight, plane=False).ravel()
                         for x, y in places])
     windows /= np.maximum(np.sqrt((windows * windows).sum(axis=1)), 1e-9)[:, None]
