@@ -72,12 +72,9 @@ def _photo(faces: list[tuple[str, tuple[float, float], float]], grown: float,
         r = round(3 * DRAWN)  # the card's corners are rounded 3 mm: the cloth shows there
         for x, y in ((r, r), (face.shape[1] - 1 - r, r), (r, face.shape[0] - 1 - r),
                      (face.shape[1] - 1 - r, face.shape[0] - 1 - r)):
-            corner = np.s_[max(0, y - r):y + r + 1, max(0, x - r):x + r + 1]
             keep = np.zeros_like(corners)
             cv2.circle(keep, (x, y), r, 255, -1)
-            square = np.zeros_like(corners)
-            square[corner] = 255
-            corners[(square > 0) & (keep == 0) & _beyond(face.shape[:2], x, y)] = 0
+            corners[(keep == 0) & _beyond(face.shape[:2], x, y)] = 0
         shown = np.where(corners[:, :, None] > 0, face, table.mean(axis=(0, 1)).astype(np.uint8))
         put(table, shown, CARD, centre, angle)
     ramp = np.linspace(0.5, 1.0, table.shape[1], dtype=np.float32)[None, :, None]
