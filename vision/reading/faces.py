@@ -242,9 +242,9 @@ def _reference(face: str, turn_deg: float, image: np.ndarray, colour: np.ndarray
                params: Params) -> Reference:
     """*image* (the kind's size at its comparison scale) as a :class:`Reference`."""
     weight = kind_refs.weight
-    soft = np.stack([centred(_blurred(image, blur_mm * kind_refs.scale), weight)
+    level = centred(image, weight)
+    soft = np.stack([level if blur_mm <= 0 else centred(_blurred(image, blur_mm * kind_refs.scale), weight)
                      for blur_mm in params.blur_steps_mm])
     flat = soft.reshape(len(soft), -1)
-    level = centred(image, weight)
     return Reference(face, turn_deg, image, soft, (flat * flat).sum(axis=1), level,
                      float(np.sqrt((level * level).sum())), colour)

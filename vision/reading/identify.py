@@ -53,7 +53,9 @@ class Match:
     """How much the face was blurred to look like the piece (:attr:`Params.blur_steps_mm`)."""
     lead: float | None = None
     """For the best face: how much better it matches than the runner-up where the two differ
-    (correlation on that part alone); None where they hardly differ or for the others."""
+    (correlation on that part alone, in colour or in hue; over the whole piece, as it was before
+    laying, where only the best could be laid over it); None where they hardly differ or for
+    the others."""
     worst_px: tuple[int, int] | None = None
     """For the best face: where the worst patch of the aligned difference lies in its window
     (px at the comparison scale)."""
@@ -134,6 +136,11 @@ class _Judged:
     index: int
     cut: Cut
     place: tuple[int, int]
+    """The window's top left in the cut's patch (px)."""
+    window: np.ndarray
+    """The part of the patch the face was judged on: the kind's size at *place*."""
+    seen: np.ndarray
+    """What of the window is judged: the kind's compared part where no other piece covers it."""
 
 
 def compare(cuts: list[Cut], kind_refs: KindRefs, params: Params, stride: int = 1,
@@ -163,24 +170,21 @@ def compare(cuts: list[Cut], kind_refs: KindRefs, params: Params, stride: int = 
     for face in fronts + (["back"] if "back" in slid else []):
         _top, c, index, (dx, dy) = slid[face]
         cut, ref = cuts[c], kind_refs.refs[index]
-        seen = weight * cut.visible[dy:dy + h, dx:dx + w]
-        fit = _aligned(cut.patch[dy:dy + h, dx:dx + w], ref, seen, bool(np.array_equal(seen, weight)), params)
-        plain.append(_Judged(face, fit, ref, index, cut, (dx, dy)))
+        window, seen = cut.patch[dy:dy + h, dx:dx + w], weight * cut.visible[dy:dy + h, dx:dx + w]
+        fit = _aligned(window, ref, seen, bool(np.array_equal(seen, weight)), params)
+        plain.append(_Judged(face, fit, ref, index, cut, (dx, dy), window, seen))
     matches = _ranked(plain, kind_refs, params)
     if named is None or matches[0].score < params.lay_score_min or named(matches):
         return matches
     lain: list[_Judged] = []
     unlaid: set[str] = set()  # the faces that could not be laid over the piece
     for judged in plain:
-        (dx, dy), cut = judged.place, judged.cut
-        window = cut.patch[dy:dy + h, dx:dx + w]
-        seen = weight * cut.visible[dy:dy + h, dx:dx + w]
-        moved = laid(window, judged.ref, seen, kind_refs, params)
+        moved = laid(judged.window, judged.ref, judged.seen, kind_refs, params)
         if moved is None:
             unlaid.add(judged.face)
             lain.append(judged)
             continue
-        fit = _aligned(window, moved, seen, bool(np.array_equal(seen, weight)), params)
+        fit = _aligned(judged.window, moved, judged.seen, bool(np.array_equal(judged.seen, weight)), params)
         better = fit is not None and (judged.fit is None or fit.score > judged.fit.score)
         lain.append(replace(judged, fit=fit, ref=moved) if better else judged)
     return _ranked(lain, kind_refs, params, {j.face: j.fit.score if j.fit else -1.0 for j in plain}, unlaid)
@@ -192,15 +196,13 @@ def _ranked(judged: list[_Judged], kind_refs: KindRefs, params: Params, plain: d
     over the runner-up. Where the best was laid over the piece (its *plain* score was before)
     and the runner-up could not be (*unlaid*), the lead is their scores' difference as they were
     before."""
-    h, w = kind_refs.weight.shape
     matches = [Match(j.face, -1.0 if j.fit is None else j.fit.score, j.ref.turn_deg + j.cut.turn_deg,
                      math.inf, j.place, j.index, 0.0 if j.fit is None else j.fit.blur_mm) for j in judged]
     order = sorted(range(len(matches)), key=lambda i: matches[i].score, reverse=True)
     top = judged[order[0]]
     if top.fit is not None:  # only the best face's residual is judged
-        dx, dy = top.place
         residual, worst = _residual(top.fit, kind_refs.scale, params)
-        seen_colour = mean_colour(top.cut.patch[dy:dy + h, dx:dx + w], top.fit.seen)
+        seen_colour = mean_colour(top.window, top.fit.seen)
         b, g, r = (float(v) for v in np.log(seen_colour / top.ref.colour))
         matches[order[0]] = replace(matches[order[0]], residual=residual, tint=(b, g, r), worst_px=worst)
     matches = [matches[i] for i in order]
@@ -211,7 +213,7 @@ def _ranked(judged: list[_Judged], kind_refs: KindRefs, params: Params, plain: d
             # only the best could be laid over the piece: the two are weighed as they were before
             lead: float | None = plain[best.face] - runner_up.score
         else:
-            lead = _lead(top.cut.patch, top.cut.visible, kind_refs, used, best, runner_up, params)
+            lead = _lead(top.window, top.seen, kind_refs, used, best, runner_up, params)
         matches[0] = replace(best, lead=lead)
     return matches
 
@@ -275,24 +277,20 @@ def _scores_at(patch: np.ndarray, places: list[tuple[int, int]], kind_refs: Kind
     return np.asarray((kind_refs.rough @ windows.T).max(axis=1), np.float32)
 
 
-def _lead(patch: np.ndarray, visible: np.ndarray, kind_refs: KindRefs, used: dict[str, Reference],
+def _lead(window: np.ndarray, seen: np.ndarray, kind_refs: KindRefs, used: dict[str, Reference],
           best: Match, runner_up: Match, params: Params) -> float | None:
-    """How much better *best*'s face matches the piece than *runner_up*'s on the part where
-    the two faces differ (in colour, or in hue alone where that says more), or None when that
-    part is small. *best* is taken at its place as it was judged (*used*), the runner-up as
-    the image of it at the turn that looks most like *best*'s reference (laid over the piece
-    as well where *best* was)."""
+    """How much better *best*'s face matches the piece (its *window* and the part of it *seen*)
+    than *runner_up*'s on the part where the two faces differ (in colour, or in hue alone where
+    that says more), or None when that part is small. *best* is taken as it was judged
+    (*used*), the runner-up as the image of it at the turn that looks most like *best*'s
+    reference (laid over the piece as well where *best* was)."""
     weight = kind_refs.weight
-    h, w = weight.shape
     a = used[best.face]
     key = (best.ref, runner_up.face)
     if key not in kind_refs.alike:
         twins = [i for i, r in enumerate(kind_refs.refs) if r.face == runner_up.face]
         kind_refs.alike[key] = twins[int(np.argmax(kind_refs.table[twins] @ kind_refs.table[best.ref]))]
     b = kind_refs.refs[kind_refs.alike[key]]
-    dx, dy = best.shift_px
-    window = patch[dy:dy + h, dx:dx + w]
-    seen = weight * visible[dy:dy + h, dx:dx + w]
     sigma = params.twin_blur_mm * kind_refs.scale
     if a is not kind_refs.refs[best.ref]:  # *best* was laid over the piece: so is its twin
         lain = laid(window, b, seen, kind_refs, params)
@@ -332,7 +330,7 @@ class _Fit:
     score: float
     blur_mm: float
     piece: np.ndarray
-    """The window less its mean, zero outside the judged part."""
+    """The window less its best plane, zero outside the judged part."""
     face: np.ndarray
     """The face at that blur (centred over the kind's compared part)."""
     gain: float
