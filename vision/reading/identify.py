@@ -307,7 +307,9 @@ def _lead(window: np.ndarray, seen: np.ndarray, kind_refs: KindRefs, used: dict[
         apart = kind_refs.apart[pair] * seen
     part = apart > params.twin_difference_min
     if part.sum() < params.twin_part_min * weight.sum():
-        return None
+        part = apart > params.twin_faint_min  # faces that differ only in thin lines
+        if part.sum() < params.twin_part_min * weight.sum():
+            return None
     step = params.blur_steps_mm.index(best.blur_mm)
     # each channel less its mean over the part; and in hue alone (each pixel less its grey, too),
     # where two faces differ in their ink's colour

@@ -135,7 +135,9 @@ class Params:
     twin_difference_min: float = 0.25
     """... and is where that difference is over this (summed over the channels, 0-3)."""
     twin_part_min: float = 0.02
-    """... and counts only when it is at least this share of the piece."""
+    """... and counts only when it is at least this share of the piece ..."""
+    twin_faint_min: float = 0.12
+    """... else (faces that differ only in thin lines) where it is over this, if that part counts."""
 
     blur_steps_mm: tuple[float, ...] = (0.0, 0.3, 0.6)
     """The blurs a face is tried at against a soft-looking piece (Gaussian sigma, mm)."""
