@@ -384,10 +384,14 @@ def _residual(fit: _Fit, scale: float, params: Params) -> tuple[float, tuple[int
                         np.abs(cv2.Sobel(shown, cv2.CV_32F, 0, 1, ksize=3))) / 8.0
         left = np.maximum(left - params.residual_slack_mm * scale * steep / spread, 0.0)
     sigma = params.residual_patch_mm * scale
-    # beyond the window is no piece: a patch at its corner is judged on its inner part alone
-    smooth = cv2.GaussianBlur(left * seen, (0, 0), sigma, borderType=cv2.BORDER_CONSTANT)
-    cover = cv2.GaussianBlur(seen, (0, 0), sigma, borderType=cv2.BORDER_CONSTANT)
-    judged = cover > 0.75  # patches near the outline are judged with their inner part only
+    rim = round(params.residual_rim_mm * scale)
+    for part in ([_inner(seen, rim)] if rim > 0 else []) + [seen]:
+        # beyond the part is no piece: a patch at its edge is judged on its inner part alone
+        smooth = cv2.GaussianBlur(left * part, (0, 0), sigma, borderType=cv2.BORDER_CONSTANT)
+        cover = cv2.GaussianBlur(part, (0, 0), sigma, borderType=cv2.BORDER_CONSTANT)
+        judged = cover > 0.75
+        if judged.any():
+            break
     if not judged.any():
         return math.inf, None
     level = np.where(judged, smooth / np.maximum(cover, 1e-6), -np.inf)
@@ -395,3 +399,9 @@ def _residual(fit: _Fit, scale: float, params: Params) -> tuple[float, tuple[int
     # (which blur, grain and a slightly wrong turn raise all over)
     y, x = np.unravel_index(int(np.argmax(level)), level.shape)
     return float(level[y, x] - np.median(level[judged])), (int(x), int(y))
+
+
+def _inner(seen: np.ndarray, rim_px: int) -> np.ndarray:
+    """*seen* less a band *rim_px* wide along its outline."""
+    kernel = np.ones((2 * rim_px + 1, 2 * rim_px + 1), np.uint8)
+    return np.asarray(cv2.erode(seen, kernel, borderType=cv2.BORDER_CONSTANT, borderValue=0), np.float32)

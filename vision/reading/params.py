@@ -158,6 +158,10 @@ class Params:
     """A face laid this far off explains the difference along its edges (mm)."""
     residual_patch_mm: float = 2.5
     """The size of the patches the aligned difference is judged in (Gaussian sigma, mm)."""
+    residual_rim_mm: float = 1.0
+    """A band this wide along the judged part's outline is left out of the aligned difference
+    (an outline fitted a little off, as a slant or a rounded corner makes it, shows the table
+    or what covers the piece there), unless too little is left to judge (mm)."""
 
 
 DEFAULT = Params()
