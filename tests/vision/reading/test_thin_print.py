@@ -138,6 +138,19 @@ def test_a_thin_print_the_library_lacks_is_unknown_though_a_twin_is_laid_over_it
 
 
 @pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="striped print finer than the comparison scale is a tint: one "
+                                       "gain fits the solid twin nearly as well (issue 27)")
+@pytest.mark.parametrize("left_out", ["2-purple-striped-diamond", "1-red-striped-oval"])
+def test_a_striped_print_the_library_lacks_is_not_named_as_its_solid_twin(tmp_path: Path,
+                                                                          left_out: str) -> None:
+    library = _library(tmp_path / "library", left_out=left_out)
+    result = read(_photo(LAID, 1.0), library, px_per_mm=SCALE)
+    named = {round(p.center[0] / SCALE): p.front for p in result.pieces}
+    where = next(round(c[0]) for name, c, _a in LAID if name == left_out)
+    assert not any(math.isclose(x, where, abs_tol=3) for x in named), named
+
+
+@pytest.mark.slow
 def test_thin_prints_that_differ_in_their_inks_colour_alone_are_told_apart(tmp_path: Path) -> None:
     library = Library.create(tmp_path / "library")
     twins = {f"2-{ink}-empty-diamond": (2, ink, "empty", "diamond") for ink in ("red", "green", "purple")}
