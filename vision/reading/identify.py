@@ -141,6 +141,8 @@ class _Judged:
     """The part of the patch the face was judged on: the kind's size at *place*."""
     seen: np.ndarray
     """What of the window is judged: the kind's compared part where no other piece covers it."""
+    laid: bool = False
+    """Whether :attr:`ref` is the face laid over the piece (:func:`laid`), not its own image."""
 
 
 def compare(cuts: list[Cut], kind_refs: KindRefs, params: Params, stride: int = 1,
@@ -186,7 +188,7 @@ def compare(cuts: list[Cut], kind_refs: KindRefs, params: Params, stride: int = 
             continue
         fit = _aligned(judged.window, moved, judged.seen, bool(np.array_equal(judged.seen, weight)), params)
         better = fit is not None and (judged.fit is None or fit.score > judged.fit.score)
-        lain.append(replace(judged, fit=fit, ref=moved) if better else judged)
+        lain.append(replace(judged, fit=fit, ref=moved, laid=True) if better else judged)
     return _ranked(lain, kind_refs, params, {j.face: j.fit.score if j.fit else -1.0 for j in plain}, unlaid)
 
 
@@ -208,12 +210,11 @@ def _ranked(judged: list[_Judged], kind_refs: KindRefs, params: Params, plain: d
     matches = [matches[i] for i in order]
     if len(matches) > 1:
         best, runner_up = matches[0], matches[1]
-        used = {j.face: j.ref for j in judged}
-        if plain is not None and used[best.face] is not kind_refs.refs[best.ref] and runner_up.face in unlaid:
+        if plain is not None and top.laid and runner_up.face in unlaid:
             # only the best could be laid over the piece: the two are weighed as they were before
             lead: float | None = plain[best.face] - runner_up.score
         else:
-            lead = _lead(top.window, top.seen, kind_refs, used, best, runner_up, params)
+            lead = _lead(top, kind_refs, best, runner_up, params)
         matches[0] = replace(best, lead=lead)
     return matches
 
@@ -277,22 +278,21 @@ def _scores_at(patch: np.ndarray, places: list[tuple[int, int]], kind_refs: Kind
     return np.asarray((kind_refs.rough @ windows.T).max(axis=1), np.float32)
 
 
-def _lead(window: np.ndarray, seen: np.ndarray, kind_refs: KindRefs, used: dict[str, Reference],
-          best: Match, runner_up: Match, params: Params) -> float | None:
-    """How much better *best*'s face matches the piece (its *window* and the part of it *seen*)
-    than *runner_up*'s on the part where the two faces differ (in colour, or in hue alone where
-    that says more), or None when that part is small. *best* is taken as it was judged
-    (*used*), the runner-up as the image of it at the turn that looks most like *best*'s
-    reference (laid over the piece as well where *best* was)."""
+def _lead(top: _Judged, kind_refs: KindRefs, best: Match, runner_up: Match, params: Params) -> float | None:
+    """How much better *best*'s face matches the piece (*top*: how it was judged) than
+    *runner_up*'s on the part where the two faces differ (in colour, or in hue alone where
+    that says more), or None when that part is small. The runner-up is taken as the image of
+    it at the turn that looks most like *best*'s reference (laid over the piece as well where
+    *best* was)."""
     weight = kind_refs.weight
-    a = used[best.face]
+    window, seen, a = top.window, top.seen, top.ref
     key = (best.ref, runner_up.face)
     if key not in kind_refs.alike:
         twins = [i for i, r in enumerate(kind_refs.refs) if r.face == runner_up.face]
         kind_refs.alike[key] = twins[int(np.argmax(kind_refs.table[twins] @ kind_refs.table[best.ref]))]
     b = kind_refs.refs[kind_refs.alike[key]]
     sigma = params.twin_blur_mm * kind_refs.scale
-    if a is not kind_refs.refs[best.ref]:  # *best* was laid over the piece: so is its twin
+    if top.laid:  # so is its twin
         lain = laid(window, b, seen, kind_refs, params)
         if lain is None:
             return None
