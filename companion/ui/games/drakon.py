@@ -12,26 +12,37 @@ moves of the session's play log folded by :mod:`companion.games.drakon.play`. Ev
 is checked by the rules before it is logged, and nothing lives only in a widget. At the
 reveal, a photo of a player's coins (the Photo button on their row, with a camera) fills
 their values at once; a coin still face down waits for a tap.
+
+This module reads the session and runs the commands. The players' cards, the reveal rows and
+the cover are in :mod:`companion.ui.games.drakon_widgets`; the texts (the goal, the summary
+line, the heroes' names) are in :mod:`companion.ui.games.drakon_text`.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from kivy.clock import Clock
-from kivy.properties import BooleanProperty, ListProperty, ObjectProperty, StringProperty
-from kivy.uix.boxlayout import BoxLayout
-from kivy.uix.modalview import ModalView
+from kivy.properties import BooleanProperty, StringProperty
 
 from companion.errors import CompanionError, InvalidInput
 from companion.games import drakon
-from companion.games.drakon import AbilityRefused, Hero
+from companion.games.drakon import AbilityRefused
 from companion.games.drakon import photo as drakon_photo
 from companion.games.drakon import play as drakon_play
 from companion.games.drakon.play import DrakonPlay
 from companion.session import TableSession
+from companion.ui.games.drakon_text import (
+    coin_unit,
+    coins_summary,
+    goal_text,
+    hero_name,
+    side_name,
+    summary_text,
+)
+from companion.ui.games.drakon_widgets import DrakonCard, RevealRow, SecretCoins
 from companion.ui.lang import TR
 from companion.ui.photo import PhotoGame, PhotoTaker
 from companion.ui.results import ResultsPopup
@@ -39,156 +50,12 @@ from companion.ui.screens import BaseScreen
 from companion.ui.theme import PLAYER_RGB, THEME, rgb
 from companion.ui.widgets import HoldButton, SeatFrame, TouchButton
 
-
-def hero_name(hero: Hero) -> str:
-    """The hero's name in the language in use (literal msgids, so the extractor finds them)."""
-    return {
-        Hero.AMAZON: TR._("Amazon"), Hero.BARBARIAN: TR._("Barbarian"), Hero.DWARF: TR._("Dwarf"),
-        Hero.KNIGHT: TR._("Knight"), Hero.THIEF: TR._("Thief"), Hero.WIZARD: TR._("Wizard"),
-    }[hero]
-
-
-def goal_text(variant: str) -> str:
-    """The chosen variant's goal, its numbers from the rules module."""
-    if variant == "escape":
-        return TR._("Goal: {gold} gold, then out through an Escape or a Teleport").format(
-            gold=drakon.ESCAPE_GOAL_GOLD)
-    if variant == "team":
-        return TR._("Goal: {gold} gold for a team of two").format(gold=drakon.TEAM_GOAL_GOLD)
-    if variant == "five-coins":
-        return TR._("Goal: the first to hold {coins} coins of any value").format(
-            coins=drakon.FIXED_STAKE_COINS)
-    return TR._("Goal: the first to {gold} gold wins at once").format(gold=drakon.STANDARD_GOAL_GOLD)
-
-
-NBSP = "\u00a0"
-
-
-def unbroken(text: str) -> str:
-    """*text* with no-break spaces: a line may wrap before "Team B 8" or after it, never inside."""
-    return text.replace(" ", NBSP)
-
-
-def coin_unit(count: float) -> str:
-    """What follows a coin count on a stepper: ``coin`` for one, ``coins`` for any other count."""
-    return TR._("coin") if count == 1 else TR._("coins")
-
-
-def coins_summary(values: tuple[str, ...]) -> str:
-    """A photo's coins in a line: ``3 · 2 · 1 = 6 gold``."""
-    coins = drakon_photo.coin_worths(values)
-    return TR._("{coins} = {gold} gold").format(coins=drakon_play.to_coins_text(coins), gold=sum(coins))
-
-
 COINS_PHOTO = PhotoGame(rules=drakon_photo.PIECES, value_name=lambda worth: worth,
                         describe=coins_summary, columns=3)
 """Drakon's photo: a player's coins at the reveal, each worth its front."""
 
 SIDEWAYS_CARD_U = 5.5
 """Table mode: a card turned to a side seat needs this many touch units of height (its width)."""
-
-
-class DrakonCard(BoxLayout):  # type: ignore[misc]
-    """One player during play: the public coin count, the hero, the secret entry, the flags."""
-
-    name = StringProperty("")
-    colour = ListProperty([1, 1, 1, 1])
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.hero_button: TouchButton | None = None
-        self.secret_button: TouchButton | None = None
-        self.flag_button: TouchButton | None = None
-
-
-class RevealRow(BoxLayout):  # type: ignore[misc]
-    """One player after the reveal: the values face up, 1/2/3 to add one, ⌫ to take one back."""
-
-    name = StringProperty("")
-    title = StringProperty("")
-    colour = ListProperty([1, 1, 1, 1])
-    coins_text = StringProperty("")
-    total_text = StringProperty("")
-    photo_text = StringProperty("")
-    has_photo = BooleanProperty(False)  # a camera is set up: the row has a Photo button
-    busy = BooleanProperty(False)       # the camera is reading (for this row or another)
-    add_coin: Callable[[str, int], None] = ObjectProperty(lambda _name, _value: None)
-    remove_coin: Callable[[str], None] = ObjectProperty(lambda _name: None)
-    take_photo: Callable[[str], None] = ObjectProperty(lambda _name: None)
-
-
-class SecretCoins(ModalView):  # type: ignore[misc]
-    """The hide screen: a full-screen cover, one player's private entry behind it, the cover again.
-
-    ``stage`` is ``cover`` (pass the screen to the player), ``entry`` (their values, which only
-    they see) or ``done`` (saved, pass the screen back). The draft values live here only while
-    the entry page is up; they are forgotten when it closes, so no widget keeps them.
-    """
-
-    player = StringProperty("")
-    stage = StringProperty("cover")
-    coins_text = StringProperty("")
-    total_text = StringProperty("")
-    count_text = StringProperty("")
-    message = StringProperty("")
-    load: Callable[[str], list[int]] = ObjectProperty(lambda _player: [])
-    table_count: Callable[[str], int] = ObjectProperty(lambda _player: 0)
-    check: Callable[[str, list[int]], str] = ObjectProperty(lambda _player, _coins: "")
-    save: Callable[[str, list[int]], str] = ObjectProperty(lambda _player, _coins: "")
-
-    def __init__(self, **kwargs: Any) -> None:
-        self.draft: list[int] = []
-        super().__init__(**kwargs)
-
-    def on_stage(self, _view: Any, stage: str) -> None:
-        self.ids.stages.current = stage
-
-    def open_entry(self) -> None:
-        self.draft = list(self.load(self.player))
-        self.stage = "entry"
-        self._show()
-
-    def press(self, value: int) -> None:
-        candidate = [*self.draft, value]
-        refusal = self.check(self.player, candidate)
-        if refusal:
-            self.message = refusal
-            return
-        self.draft = candidate
-        self._show()
-
-    def remove_last(self) -> None:
-        self.draft = self.draft[:-1]
-        self._show()
-
-    def clear(self) -> None:
-        self.draft = []
-        self._show()
-
-    def done(self) -> None:
-        refusal = self.save(self.player, list(self.draft))
-        if refusal:
-            self.message = refusal
-            return
-        self._forget()
-        self.stage = "done"
-
-    def on_dismiss(self) -> None:
-        self._forget()
-
-    def _show(self) -> None:
-        self.message = ""
-        self.coins_text = drakon_play.to_coins_text(self.draft) or TR._("No coins yet")
-        if len(self.draft) == 1:
-            self.total_text = TR._("{gold} gold in one coin").format(gold=sum(self.draft))
-        else:
-            self.total_text = TR._("{gold} gold in {coins} coins").format(gold=sum(self.draft),
-                                                                           coins=len(self.draft))
-        self.count_text = TR._("Coins on the table: {coins}").format(coins=self.table_count(self.player))
-
-    def _forget(self) -> None:
-        self.draft = []
-        self.coins_text = self.total_text = self.count_text = self.message = ""
 
 
 class DrakonScreen(BaseScreen):
@@ -239,10 +106,6 @@ class DrakonScreen(BaseScreen):
         """Whether *player* has put values on the sheet (in secret or at the reveal)."""
         session = self._ours()
         return session is not None and "coins" in session.score_sheet.get(player, {})
-
-    def _side(self, side: str) -> str:
-        """A side of the outcome as shown: a player's name, or "Team A" in the team variant."""
-        return unbroken(TR._("Team {name}").format(name=side)) if self.variant == "team" else side
 
     # -- drawing -------------------------------------------------------------------------------
 
@@ -324,7 +187,7 @@ class DrakonScreen(BaseScreen):
         player = doc["players"][name]
         title = name
         if self.variant == "team" and player.get("team"):
-            title = f"{name} · {self._side(player['team'])}"
+            title = f"{name} · {side_name(player['team'], self.variant)}"
         elif self.variant == "escape" and player.get("escaped"):
             title = f"{name} · {TR._('Escaped')}"
         coins = list(player["coins"])
@@ -356,37 +219,11 @@ class DrakonScreen(BaseScreen):
         box.add_widget(self.reveal_button)
 
     def _rescore(self, doc: dict[str, Any]) -> None:
-        """The summary line. Before the reveal it says who holds the goal and how many players
-        entered their coins; it never shows a value, a total or who leads."""
+        """The summary line (:func:`~companion.ui.games.drakon_text.summary_text`): before the
+        reveal it never shows a value, a total or who leads."""
         names = self._names()
-        if len(names) < drakon.MIN_PLAYERS:
-            self.summary = TR._("Drakon is for {low} to {high} players: add them on the Home screen").format(
-                low=drakon.MIN_PLAYERS, high=drakon.MAX_PLAYERS)
-            return
-        try:
-            out = drakon.score_document(doc)
-        except CompanionError as exc:
-            self.summary = str(exc)
-            return
-        reached = ", ".join(self._side(s) for s in out["goal_reached"])
-        if not self.revealed:
-            entered = sum(1 for n in names if self._has_entered(n))
-            lines = [TR._("Secret coins entered: {done} of {players}").format(done=entered,
-                                                                               players=len(names))]
-            if reached:
-                lines.append(TR._("Goal reached: {sides}. Hold to reveal.").format(sides=reached))
-            self.summary = "\n".join(lines)
-            return
-        totals = " · ".join(unbroken(f"{name} {gold}") for name, gold in out["totals"].items())
-        if out.get("team_totals") is not None:
-            teams = out["team_totals"].items()
-            totals += "   " + " · ".join(unbroken(f"{self._side(t)} {gold}") for t, gold in teams)
-        if reached:
-            goal = TR._("Goal reached: {sides}").format(sides=reached)
-        else:
-            goal = TR._("Nobody reached the goal")
-        leaders = TR._("Most gold: {sides}").format(sides=", ".join(self._side(s) for s in out["leaders"]))
-        self.summary = f"{totals}\n{goal}   {leaders}"
+        entered = sum(1 for n in names if self._has_entered(n))
+        self.summary = summary_text(doc, names, entered, variant=self.variant, revealed=self.revealed)
 
     # -- commands ------------------------------------------------------------------------------
 
@@ -582,7 +419,7 @@ class DrakonScreen(BaseScreen):
         colours = {p.name: p.colour for p in session.players}
         if session.result is None:  # a second tap shows the result again, it does not log it twice
             self.attempt(lambda: session.finish_game(out))
-        winners = [self._side(s) for s in drakon_play.winners(out)]
+        winners = [side_name(s, self.variant) for s in drakon_play.winners(out)]
         ResultsPopup(scores=out["totals"], winners=winners, colours=colours).open()
 
 
