@@ -281,7 +281,8 @@ def _scores_at(patch: np.ndarray, places: list[tuple[int, int]], kind_refs: Kind
 def _lead(top: _Judged, kind_refs: KindRefs, best: Match, runner_up: Match, params: Params) -> float | None:
     """How much better *best*'s face matches the piece (*top*: how it was judged) than
     *runner_up*'s on the part where the two faces differ (in colour, or in hue alone where
-    that says more), or None when that part is small. The runner-up is taken as the image of
+    that says more; where they differ only faintly, as thin lines do, on where they differ
+    faintly), or None when that part is small. The runner-up is taken as the image of
     it at the turn that looks most like *best*'s reference (laid over the piece as well where
     *best* was)."""
     weight = kind_refs.weight
@@ -371,7 +372,8 @@ def _aligned(window: np.ndarray, face: Reference, seen: np.ndarray, whole: bool,
 def _residual(fit: _Fit, scale: float, params: Params) -> tuple[float, tuple[int, int] | None]:
     """How far the worst smoothed patch of what is left of the piece, once the face (scaled and
     shifted to it) is taken away, stands out of the median patch, in units of the piece's own
-    spread; and where that patch is in the window (px)."""
+    spread; and where that patch is in the window (px). A band along the outline of what is
+    judged is left out (:attr:`Params.residual_rim_mm`) where enough is left without it."""
     seen = fit.seen
     n = 3.0 * float(seen.sum())
     face = centred(fit.face, seen)
