@@ -154,26 +154,27 @@ def _read_without(tmp_path: Path, left_out: str, grown: float) -> tuple[ReadResu
 
 @pytest.mark.slow
 def test_thin_prints_that_differ_in_their_inks_colour_alone_are_told_apart(tmp_path: Path) -> None:
-    library = Library.create(tmp_path / "library")
     twins = {f"2-{ink}-empty-diamond": (2, ink, "empty", "diamond") for ink in ("red", "green", "purple")}
-    for name, spec in twins.items():
-        library.register("card", "rect", CARD, card_face(*spec), front=name)
-    laid = [(name, (80 + 85 * i, 110), 90.0 * i) for i, name in enumerate(twins)]
-    result = read(_photo(laid, 1.04, twins), library, px_per_mm=SCALE)
-    got = sorted((round(p.center[0] / SCALE), p.front) for p in result.pieces)
-    assert got == sorted((round(c[0]), name) for name, c, _a in laid), (got, result.unknown)
+    _assert_twins_read(tmp_path, twins, 1.04, first_mm=80)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("grown", [0.96, 1.04])
 def test_thin_prints_in_two_near_inks_are_told_apart(tmp_path: Path, grown: float) -> None:
     """Red and orange outlines differ faintly once blurred to the comparison's scale."""
-    library = Library.create(tmp_path / "library")
     twins = {f"{n}-{ink}-empty-{shape}": (n, ink, "empty", shape)
              for n, shape in ((2, "diamond"), (3, "oval")) for ink in ("red", "orange")}
+    _assert_twins_read(tmp_path, twins, grown, first_mm=60)
+
+
+def _assert_twins_read(tmp_path: Path, twins: dict[str, tuple[int, str, str, str]], grown: float,
+                       first_mm: float) -> None:
+    """A library of *twins* alone, each laid once in a row from *first_mm* (85 mm apart, each a
+    quarter turn more), their print *grown*: every card is read as its own face."""
+    library = Library.create(tmp_path / "library")
     for name, spec in twins.items():
         library.register("card", "rect", CARD, card_face(*spec), front=name)
-    laid = [(name, (60 + 85 * i, 110), 90.0 * i) for i, name in enumerate(twins)]
+    laid = [(name, (first_mm + 85 * i, 110), 90.0 * i) for i, name in enumerate(twins)]
     result = read(_photo(laid, grown, twins), library, px_per_mm=SCALE)
     got = sorted((round(p.center[0] / SCALE), p.front) for p in result.pieces)
     assert got == sorted((round(c[0]), name) for name, c, _a in laid), (got, result.unknown)
