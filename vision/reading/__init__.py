@@ -12,12 +12,14 @@ Every threshold is in :class:`~vision.reading.params.Params`.
 
 from __future__ import annotations
 
+import functools
 import math
 import weakref
 from dataclasses import replace
 
 import cv2
 import numpy as np
+from threadpoolctl import ThreadpoolController
 
 from vision import markers
 from vision.calibration import TableCalibration
@@ -54,10 +56,26 @@ def read(image: np.ndarray, library: Library, *, calibration: TableCalibration |
     *seen_markers* are those markers when they were found already. *empty* is the same view
     without pieces: pieces are then what differs from it.
 
+    The matrix products run on one BLAS thread: they are small, and threads that wait for a core
+    another process holds make a read several times slower.
+
     :raises LayoutError: when a library image cannot be read.
     :raises ValueError: for an image that is not 8-bit BGR, *empty* of another size, or a
         *px_per_mm* that is not positive.
     """
+    with _threadpools().limit(limits=1, user_api="blas"):
+        return _read(image, library, calibration, layout_dictionary, px_per_mm, empty, seen_markers, params)
+
+
+@functools.cache
+def _threadpools() -> ThreadpoolController:
+    """The process's thread pools (BLAS, OpenMP), found once."""
+    return ThreadpoolController()
+
+
+def _read(image: np.ndarray, library: Library, calibration: TableCalibration | None,
+          layout_dictionary: str | None, px_per_mm: float | None, empty: np.ndarray | None,
+          seen_markers: dict[int, np.ndarray] | None, params: Params) -> ReadResult:
     if image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3:
         raise ValueError(f"image: must be 8-bit BGR (got {image.dtype} {image.shape})")
     if empty is not None and empty.shape != image.shape:

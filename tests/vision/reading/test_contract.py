@@ -23,17 +23,21 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 import pytest
+from threadpoolctl import threadpool_info, threadpool_limits
 
+import vision.reading
 from tests.support import synth_pieces
 from tests.support.drawn import place, token
 from tests.vision.set_game import SET_GAME, crop, label, reading_order, scene
 from vision.calibration import TableCalibration
 from vision.library import Library, PieceKind, fit_disc, frame_point
 from vision.reading import DEFAULT, FoundPiece, ReadResult, UnknownPiece, read
+from vision.reading.identify import compare
 
 needs_photos = pytest.mark.skipif(not (SET_GAME / "labels.csv").is_file(),
                                   reason=f"the Set photographs are not at {SET_GAME}")
@@ -199,6 +203,25 @@ def test_read_blank_card_is_unknown_not_guessed(set_library: Library) -> None:
     assert result.pieces == () and len(result.unknown) == 1
     assert result.unknown[0].best is not None and result.unknown[0].score is not None
     assert result.unknown[0].score < DEFAULT.score_min
+
+
+def test_a_read_compares_on_one_blas_thread_and_gives_the_threads_back(set_library: Library,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    threads_while_comparing: list[set[int]] = []
+
+    def comparing(*args: Any, **kwargs: Any) -> Any:
+        threads_while_comparing.append({pool["num_threads"] for pool in threadpool_info()
+                                        if pool["user_api"] == "blas"})
+        return compare(*args, **kwargs)
+
+    monkeypatch.setattr(vision.reading, "compare", comparing)
+    frame = np.zeros((480, 640, 3), np.uint8)
+    place(frame, np.full((267, 171, 3), 235, np.uint8), (320, 240), 8.0, 114)
+    with threadpool_limits(limits=2, user_api="blas"):
+        read(frame, set_library)
+        after = {pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"}
+    assert threads_while_comparing and all(threads == {1} for threads in threads_while_comparing)
+    assert after == {2}
 
 
 def test_a_face_the_library_lacks_is_unknown_though_it_shares_the_kinds_layout(tmp_path: Path) -> None:
