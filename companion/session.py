@@ -8,28 +8,33 @@ mean nothing, so an event recorded under another boot is replayed at its wall ti
 into this boot's monotonic clock, and :attr:`TableSession.resume_note` says so.
 
 Each command is one of the types of :mod:`companion.commands`, stored as its event kind and
-data; the session checks it against the state before recording it, and applies it, live and
-on replay alike, with the handler registered for its type. Each change of the log (a command,
-the start, an undo or a redo) is then announced on the bus as
-:class:`~companion.events.SessionChanged`.
+data; the session checks it against the state before recording it
+(:mod:`companion.command_checks`), and applies it, live and on replay alike, with the handler
+registered for its type. Each change of the log (a command, the start, an undo or a redo) is
+then announced on the bus as :class:`~companion.events.SessionChanged`. Which events stand after
+the undos and redos, and the clock and bus a replay runs with, are :mod:`companion.replay`'s.
 
 Main thread only.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import logging
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from companion import commands
 from companion.clock import Clock, boot_id, wall_now
+from companion.command_checks import check
 from companion.commands import Command
 from companion.errors import CompanionError, InvalidInput, TimerStateError
 from companion.events import EventBus, SessionChanged
+from companion.replay import UNDOABLE_PREFIXES, QuietableBus, ReplayableClock, effective
+from companion.seats import AROUND_ANGLES as AROUND_ANGLES
+from companion.seats import SEAT_LAYOUTS as SEAT_LAYOUTS
+from companion.seats import seat_angles
 from companion.store import Store, StoredEvent
 from companion.timers import DEFAULT_WARNINGS_S, Phase, TimerBoard
 from companion.turnclock import TurnClock
@@ -39,24 +44,7 @@ PLAYER_COLOURS: tuple[str, ...] = ("red", "blue", "green", "yellow", "purple", "
 
 log = logging.getLogger(__name__)
 
-UNDOABLE_PREFIXES = ("timer.", "turn.", "score.", "play.", "table.")
 BASE_KINDS = ("session.started",)
-
-
-SEAT_LAYOUTS = ("side", "around")
-AROUND_ANGLES = (0, 270, 180, 90)
-"""Table mode: seats clockwise from the host's edge (bottom, left, top, right), as the angle in
-degrees (counter-clockwise) that turns a panel to face that seat; a fifth and sixth player share
-the bottom and top edges."""
-
-
-def seat_angles(players: int, layout: str) -> list[int]:
-    """The angle each player's panel is turned by: all 0 with everyone on one side, else round
-    the table clockwise (:data:`AROUND_ANGLES`)."""
-    if layout != "around":
-        return [0] * players
-    order = [0, 270, 180, 90, 0, 180] if players > 4 else list(AROUND_ANGLES)
-    return order[:players]
 
 
 @dataclass(frozen=True)
@@ -72,38 +60,6 @@ class SessionRebuilt:
     reason: str
 
 
-class _ReplayableClock:
-    """The real clock, or during a replay the time of the event being replayed."""
-
-    def __init__(self, real: Clock) -> None:
-        self.real = real
-        self._at: float | None = None
-
-    def now(self) -> float:
-        return self.real.now() if self._at is None else self._at
-
-    @contextlib.contextmanager
-    def at(self, t: float) -> Iterator[None]:
-        self._at = t
-        try:
-            yield
-        finally:
-            self._at = None
-
-
-class _QuietableBus(EventBus):
-    """The app's bus, which a replay can silence (a replay re-applies, it does not re-announce)."""
-
-    def __init__(self, bus: EventBus) -> None:
-        super().__init__()
-        self._outer = bus
-        self.quiet = False
-
-    def publish(self, event: object) -> None:
-        if not self.quiet:
-            self._outer.publish(event)
-
-
 class TableSession:
     """One session: a game, its players, any number of timers and an optional turn clock.
 
@@ -117,8 +73,8 @@ class TableSession:
         self.store = store
         self.id = session_id
         self.bus = bus
-        self._clock = _ReplayableClock(clock)
-        self._quiet = _QuietableBus(bus)
+        self._clock = ReplayableClock(clock)
+        self._quiet = QuietableBus(bus)
         self._wall = wall
         self._boot = boot if boot is not None else boot_id()
         self.board = TimerBoard(self._clock, self._quiet, tick_hz=tick_hz, warnings_s=warnings_s)
@@ -293,7 +249,7 @@ class TableSession:
 
     def _do(self, command: Command) -> None:
         """Check, record, apply. Checking first means a refused command is never logged."""
-        self._check(command)
+        check(command, self)
         event = self._record(command)
         self._undone.clear()
         self._apply(event, self._clock.now())
@@ -316,72 +272,6 @@ class TableSession:
             # polled by then; on replay nothing else would (a tap on an expired glass restarts it).
             self.board.poll()
         self._handle(commands.from_event(event.kind, event.data), now)
-
-    # -- what a command asks of the state before it is recorded ---------------------------------
-
-    @functools.singledispatchmethod
-    def _check(self, command: Command) -> None:
-        """Most commands ask nothing of the state."""
-
-    @_check.register
-    def _check_timer(self, command: commands.TimerCommand) -> None:
-        self.board[command.name]  # raises UnknownTimer
-
-    @_check.register
-    def _check_timer_add(self, command: commands.TimerAdd) -> None:
-        if command.name in self.board:
-            raise InvalidInput("name", command.name, "a timer with this name already exists")
-
-    @_check.register
-    def _check_timer_flip(self, command: commands.TimerFlip) -> None:
-        timer = self.board[command.name]
-        if timer.phase not in (Phase.RUNNING, Phase.PAUSED):
-            raise TimerStateError(f"timer {command.name!r} is {timer.phase.value}; only a running or paused "
-                                  "timer can be flipped")
-
-    @_check.register
-    def _check_timer_adjust(self, command: commands.TimerAdjust) -> None:
-        if self.board[command.name].phase is Phase.EXPIRED:
-            raise TimerStateError(f"timer {command.name!r} has expired; reset it to change its time")
-
-    @_check.register
-    def _check_turn_tap(self, command: commands.TurnTap) -> None:
-        if self.turn_clock is None:
-            raise TimerStateError("the turn clock is not set up")
-
-    @_check.register
-    def _check_turn_pause(self, command: commands.TurnPause) -> None:
-        if self.turn_clock is None:
-            raise TimerStateError("the turn clock is not set up")
-        if not self.turn_clock.is_running:
-            raise TimerStateError("the turn clock is not running")
-
-    @_check.register
-    def _check_score_set(self, command: commands.ScoreSet) -> None:
-        self._check_score(command.player, command.field, command.value)
-
-    @_check.register
-    def _check_score_set_many(self, command: commands.ScoreSetMany) -> None:
-        for field, value in command.values.items():
-            self._check_score(command.player, field, value)
-
-    def _check_score(self, player: str, field: str, value: Any) -> None:
-        if player not in {p.name for p in self.players}:
-            raise InvalidInput("player", player, "is not at this table")
-        if isinstance(value, int) and not isinstance(value, bool) and value < 0:
-            raise InvalidInput(field, value, "must be a whole number, 0 or more")
-        if not isinstance(value, (int, str, list, bool)):
-            raise InvalidInput(field, value, "must be a number, a text, a flag or a list")
-
-    @_check.register
-    def _check_seats(self, command: commands.TableSeats) -> None:
-        if command.layout not in SEAT_LAYOUTS:
-            raise InvalidInput("seats", command.layout, "must be 'side' or 'around'")
-
-    @_check.register
-    def _check_play(self, command: commands.PlayRecorded) -> None:
-        if not command.kind.replace("_", "").replace(".", "").isalnum():
-            raise InvalidInput("kind", command.kind, "must be letters, digits, '_' and '.'")
 
     # -- what each command does, live and on replay ---------------------------------------------
 
@@ -476,27 +366,9 @@ class TableSession:
 
     # -- replay --------------------------------------------------------------------------------
 
-    def _effective(self, events: Sequence[StoredEvent]) -> tuple[list[StoredEvent], list[StoredEvent]]:
-        done: list[StoredEvent] = []
-        undone: list[StoredEvent] = []
-        for e in events:
-            if e.kind == commands.Undo.KIND:
-                for i in range(len(done) - 1, -1, -1):
-                    if done[i].kind.startswith(UNDOABLE_PREFIXES):
-                        undone.append(done.pop(i))
-                        break
-            elif e.kind == commands.Redo.KIND:
-                if undone:
-                    done.append(undone.pop())
-            else:
-                done.append(e)
-                if e.kind.startswith(UNDOABLE_PREFIXES):
-                    undone.clear()
-        return done, undone
-
     def _rebuild(self, reason: str) -> None:
         events = list(self.store.events(self.id))
-        done, undone = self._effective(events)
+        done, undone = effective(events)
         offset = self._clock.real.now() - self._wall()  # wall -> this boot's monotonic
         self.board.clear()
         self.turn_clock = None

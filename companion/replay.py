@@ -1,0 +1,71 @@
+"""Replaying a session's log: which events stand after its undos and redos, and the clock and
+bus a replay runs the session's state with.
+
+A replay re-applies each event at the time it was recorded (:class:`ReplayableClock`) and
+announces nothing while it does (:class:`QuietableBus`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+
+from companion import commands
+from companion.clock import Clock
+from companion.events import EventBus
+from companion.store import StoredEvent
+
+UNDOABLE_PREFIXES = ("timer.", "turn.", "score.", "play.", "table.")
+
+
+class ReplayableClock:
+    """The real clock, or during a replay the time of the event being replayed."""
+
+    def __init__(self, real: Clock) -> None:
+        self.real = real
+        self._at: float | None = None
+
+    def now(self) -> float:
+        return self.real.now() if self._at is None else self._at
+
+    @contextlib.contextmanager
+    def at(self, t: float) -> Iterator[None]:
+        self._at = t
+        try:
+            yield
+        finally:
+            self._at = None
+
+
+class QuietableBus(EventBus):
+    """The app's bus, which a replay can silence (a replay re-applies, it does not re-announce)."""
+
+    def __init__(self, bus: EventBus) -> None:
+        super().__init__()
+        self._outer = bus
+        self.quiet = False
+
+    def publish(self, event: object) -> None:
+        if not self.quiet:
+            self._outer.publish(event)
+
+
+def effective(events: Sequence[StoredEvent]) -> tuple[list[StoredEvent], list[StoredEvent]]:
+    """The log's events that stand, in order, and those undone and not yet redone (the last
+    undone last), as the ``undo`` and ``redo`` events in *events* leave them."""
+    done: list[StoredEvent] = []
+    undone: list[StoredEvent] = []
+    for e in events:
+        if e.kind == commands.Undo.KIND:
+            for i in range(len(done) - 1, -1, -1):
+                if done[i].kind.startswith(UNDOABLE_PREFIXES):
+                    undone.append(done.pop(i))
+                    break
+        elif e.kind == commands.Redo.KIND:
+            if undone:
+                done.append(undone.pop())
+        else:
+            done.append(e)
+            if e.kind.startswith(UNDOABLE_PREFIXES):
+                undone.clear()
+    return done, undone
