@@ -83,6 +83,13 @@ class FitLabel(Label):  # type: ignore[misc]
             if fits or size <= MIN_FONT_PX:
                 break
             size = float(max(MIN_FONT_PX, min(size - 1, int(size * 0.9))))
+        if "\n" in self.text and self.valign in ("middle", "center") and th <= self.height + 0.5:
+            # Kivy lays a middle-aligned text out from its middle newline, half the box each way,
+            # and drops the lines of a half taller than half the box even when the whole fits
+            # (Drakon's summary lost "чтобы открыть." so). A text that fits is laid out whole;
+            # the label centres it in its box, as "middle" does.
+            self.text_size = (self.width, None)
+            return
         self.text_size = (self.width, self.height)
 
     def widest_word(self, font_size: float) -> float:

@@ -1,6 +1,6 @@
 """What a player sees, measured: every button big enough to hit, every text big enough to read
-and whole (no line dropped), and no text drawn over another text or over a button it does not
-belong to.
+and whole (no line dropped, for want of height or by Kivy's way of laying a text out), and no
+text drawn over another text or over a button it does not belong to.
 
 :func:`faults` walks the window as it is drawn now (the top popup, or the screen when no popup
 is open) and returns one line per fault. The screenshot script runs it on every state it shoots;
@@ -50,8 +50,12 @@ def faults(window: Any, *, min_touch: float = MIN_TOUCH_PX, min_text: float = MI
             found.append(f"text {_name(w)} is {w.font_size:.0f} px, under {min_text} px")
         if isinstance(w, Label) and w.text.strip():
             needed = _needed_height(w)
+            drawn, lines = _drawn_lines(w)
             if needed > w.height + 1.5:
                 found.append(f"text {_name(w)} needs {needed:.0f} px of height in {w.height:.0f} px: lines are cut off")
+            elif drawn < lines:
+                found.append(f"text {_name(w)} shows {drawn} of its {lines} lines in {w.height:.0f} px: "
+                             "lines are cut off")
             box = _clip(_text_box(w), s.box)
             if box is not None:
                 texts.append((s, box))
@@ -142,6 +146,26 @@ def _needed_height(label: Any) -> float:
                      markup=label.markup, line_height=label.line_height)
     core.refresh()
     return float(core.texture.size[1]) if core.texture is not None else 0.0
+
+
+def _drawn_lines(label: Any) -> tuple[int, int]:
+    """How many lines Kivy draws of the label's text in its box, and how many the text has when
+    wrapped to its width. They differ even when the text is short enough: a middle-aligned text
+    is laid out from its middle newline, half the box each way, and a half taller than half the
+    box loses its lines."""
+    from kivy.core.text import Label as CoreLabel
+
+    if label.width < 2 or label.text_size[0] is None or label.text_size[1] is None:
+        return 0, 0
+
+    def laid_out(height: float | None) -> int:
+        core = CoreLabel(text=label.text, font_size=label.font_size, font_name=label.font_name, bold=label.bold,
+                         text_size=(label.text_size[0], height), padding=label.padding, halign=label.halign,
+                         valign=label.valign, markup=label.markup, line_height=label.line_height)
+        core.render()
+        return len(core._cached_lines)
+
+    return laid_out(label.text_size[1]), laid_out(None)
 
 
 def _padding(label: Any) -> tuple[float, float, float, float]:

@@ -8,13 +8,16 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from companion.games.drakon.play import to_coins_text
+from companion.i18n import LANGUAGES
+from companion.ui.games.drakon_text import side_name
 from companion.ui.lang import TR
 from tests.processes import run
 from tests.ui.journeys.gold import layout_faults, photo_layout
-from tests.ui.kit import hold, result, screen, start_game, tap, until
+from tests.ui.kit import find, hold, result, screen, start_game, tap, until
 
 SECRET = {"Anna": [3, 3, 3, 2], "Bence": [2, 1, 3]}  # 11 gold: Anna holds the standard goal; Bence 6
 TEAMS = {"Anna": [3, 3, 2], "Bence": [3, 1], "Csilla": [3, 3, 3, 2], "Dávid": [2, 2]}
+TEAM_GOAL = {"Anna": [3, 3, 3], "Csilla": [3, 3, 3, 2]}  # Team A's 20 gold: its goal, before the reveal
 
 
 def all_texts(app: Any) -> Iterator[str]:
@@ -69,6 +72,28 @@ async def fits(app: Any) -> None:
 
 def plus_of(stepper: Any) -> Any:
     return next(w for w in stepper.walk() if getattr(w, "text", None) == "+")
+
+
+async def enter_in_secret(app: Any, sheet: Any, name: str, coins: Sequence[int]) -> None:
+    """*name*'s coin values, tapped in behind the cover, and the cover closed again."""
+    await tap(app, sheet.cards[name].secret_button)
+    cover = sheet.secret
+    await tap(app, cover.ids.show)
+    for value in coins:
+        await tap(app, cover.ids[f"coin{value}"])
+    await tap(app, cover.ids.done)
+    await tap(app, cover.ids.close)
+    await app.wait_clock_frames(3)
+    assert cover.parent is None and app.manager.current == "game:drakon"
+
+
+async def speak(app: Any, lang: str) -> Any:
+    """Switch to *lang* by its button on the Home screen, and go back to Drakon's screen."""
+    await tap(app, find(app, "TouchButton", TR._("Home")))
+    await tap(app, screen(app, "home").ids[f"lang_{lang}"])
+    await tap(app, find(app, "TouchButton", TR._("Game")))
+    assert TR.lang == lang and app.manager.current == "game:drakon"
+    return screen(app, "game:drakon")
 
 
 async def drakon_secret_scoring(app: Any) -> None:
@@ -221,6 +246,29 @@ async def drakon_team_reveal(app: Any) -> None:
     result(team_totals=expected["team_totals"], leaders=expected["leaders"])
 
 
+async def drakon_team_summary_every_language(app: Any) -> None:
+    """The team game's summary line fits in every language the app ships: before the reveal, when
+    it says that a team holds the goal and to hold the button (the longest it gets), and after
+    it, with the players' and the teams' totals."""
+    sheet = await start_drakon(app, list(TEAMS))
+    await tap(app, sheet.ids.variant_team)
+    for name, coins in TEAM_GOAL.items():
+        await enter_in_secret(app, sheet, name, coins)
+    for lang in LANGUAGES:
+        sheet = await speak(app, lang)
+        reached = TR._("Goal reached: {sides}. Hold to reveal.").format(sides=side_name("A", "team"))
+        assert reached in sheet.summary, sheet.summary
+        await fits(app)
+    await hold(app, sheet.reveal_button)
+    await app.wait_clock_frames(3)
+    assert sheet.revealed
+    for lang in LANGUAGES:
+        sheet = await speak(app, lang)
+        assert plain(f"{side_name('A', 'team')} 20") in plain(sheet.summary), sheet.summary
+        await fits(app)
+    result(languages=list(LANGUAGES))
+
+
 async def drakon_photo_layout(app: Any) -> None:
     """At the reveal, a player's photo popup and its coin picker fit the screen."""
     sheet = await start_drakon(app, ["Anna", "Bence", "Csilla"])
@@ -234,4 +282,5 @@ async def drakon_photo_layout(app: Any) -> None:
     result(values=sorted(picker.value_buttons), columns=picker.columns)
 
 
-JOURNEYS = {f.__name__: f for f in (drakon_secret_scoring, drakon_team_reveal, drakon_photo_layout)}
+JOURNEYS = {f.__name__: f for f in (drakon_secret_scoring, drakon_team_reveal, drakon_team_summary_every_language,
+                                     drakon_photo_layout)}

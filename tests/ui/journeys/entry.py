@@ -99,9 +99,11 @@ async def popups_then_language(app: Any) -> None:
 
 async def layout_checker(app: Any) -> None:
     """The checker the screenshot test relies on sees each fault it is meant to: a small button, a
-    small text, a text over a text, a text over a button not its own; and a clean popup passes."""
+    small text, a text whose lines are cut off (too tall, or laid out from its middle), a text
+    over a text, a text over a button not its own; and a clean popup passes."""
     from kivy.core.window import Window
     from kivy.uix.floatlayout import FloatLayout
+    from kivy.uix.label import Label
     from kivy.uix.modalview import ModalView
 
     from companion.ui.widgets import FitLabel, TouchButton
@@ -137,6 +139,15 @@ async def layout_checker(app: Any) -> None:
     seen = faults(Window)
     assert any("FitLabel('banks five" in f and "cut off" in f for f in seen), seen
     board.remove_widget(long)
+    # Tall enough for its three lines, but Kivy lays a middle-aligned text out from its middle
+    # newline, half the box each way: the two wrapped lines below it do not fit half the box.
+    split = place(Label(text="one line\ntwo lines once it is wrapped", font_size=18, valign="middle",
+                        halign="center"), 300, 300, 160, 68)
+    split.text_size = split.size
+    await app.wait_clock_frames(3)
+    seen = faults(Window)
+    assert any("Label('one line two lines" in f and "shows 2 of its 3 lines" in f for f in seen), seen
+    board.remove_widget(split)
     place(FitLabel(text="Anna", base_font_size=24), 200, 200, 200, 60)
     place(FitLabel(text="Bence", base_font_size=24), 220, 205, 200, 60)
     place(FitLabel(text="silver", base_font_size=24), 10, 10, 120, 60)  # over the OK button

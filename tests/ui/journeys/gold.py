@@ -79,7 +79,7 @@ def layout_faults(app: Any) -> list[str]:
 
     from tests.ui.layout import _name, _top_layer, faults
 
-    strip = {_name(w) for w in app.strip.walk() if getattr(w, "text", "")}
+    strip = {_name(w) for w in app.strip.walk(restrict=True) if getattr(w, "text", "")}
     found = faults(Window) + cut_off(_top_layer(Window), skip=app.strip)
     return [f for f in found if not any(name in f for name in strip)]
 

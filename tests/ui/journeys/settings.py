@@ -24,7 +24,7 @@ def layout_faults(app: Any) -> list[str]:
 
     from tests.ui.layout import faults
 
-    strip = {getattr(w, "text", "") for w in app.strip.walk()} - {""}
+    strip = {getattr(w, "text", "") for w in app.strip.walk(restrict=True)} - {""}
     return [f for f in faults(Window) if not any(repr(t)[1:-1] in f for t in strip)]
 
 
