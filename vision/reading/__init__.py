@@ -342,6 +342,12 @@ def _light(found: list[list[Match]], params: Params) -> np.ndarray | None:
     return np.median(np.array(tints), axis=0) if tints else None
 
 
+def _hue_off(tint: np.ndarray) -> float:
+    """How far a colour ratio (natural log, per channel) is from grey: its largest difference
+    between two channels (a ratio the same in every channel is only lighter or darker)."""
+    return float(tint.max() - tint.min())
+
+
 def _report(plane: Plane, piece: Placement, matches: list[Match], params: Params,
             pieces: list[FoundPiece], unknown: list[UnknownPiece], light: np.ndarray | None = None) -> None:
     """Add *piece* to *pieces* when its faces' *matches* name one and its colour against that
@@ -349,7 +355,7 @@ def _report(plane: Plane, piece: Placement, matches: list[Match], params: Params
     verdict = decide(matches, params)
     best = verdict.best
     if (verdict.face is not None and best is not None and light is not None and best.tint is not None
-            and float(np.abs(np.asarray(best.tint) - light).max()) > params.tint_max):
+            and _hue_off(np.asarray(best.tint) - light) > params.tint_max):
         verdict = replace(verdict, face=None)  # the face's print in another colour
     centre = np.array([piece.centre])
     outline = _points(plane.to_frame(piece.outline()))

@@ -152,8 +152,9 @@ class Params:
     over this (a missing or extra symbol, another colour, a fill)."""
     tint_max: float = 0.5
     """... and its mean colour over its face's differs from the light's (the median of that over
-    every piece named) by at most this in any channel (natural log: 0.5 is two thirds more,
-    or two fifths less): the same print in another colour is another face."""
+    every piece named) by at most this between two channels (natural log: 0.5 is one channel
+    two thirds more than another); lighter or darker in every channel alike (a shadow) does not
+    count. The same print in another colour is another face."""
     residual_slack_mm: float = 0.3
     """A face laid this far off explains the difference along its edges (mm)."""
     residual_patch_mm: float = 2.5

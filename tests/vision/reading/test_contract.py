@@ -298,12 +298,21 @@ def _minted(letter: str, metal: tuple[int, int, int], size_px: int = 240) -> np.
     return image
 
 
-def test_a_face_of_another_metal_is_unknown_though_its_print_is_a_library_faces(tmp_path: Path) -> None:
-    gold, silver = (40, 170, 225), (190, 195, 188)
+GOLD, SILVER = (40, 170, 225), (190, 195, 188)
+
+
+def _mint(tmp_path: Path) -> Library:
+    """A gold coin A, a silver coin B, and their back."""
     library = Library.create(tmp_path)
-    library.register("coin", "disc", (30, 30), _minted("A", gold), front="A")
-    library.register("coin", "disc", (30, 30), _minted("B", silver), front="B")
+    library.register("coin", "disc", (30, 30), _minted("A", GOLD), front="A")
+    library.register("coin", "disc", (30, 30), _minted("B", SILVER), front="B")
     library.register("coin", "disc", (30, 30), token("", (200, 90, 20)), back=True)
+    return library
+
+
+def test_a_face_of_another_metal_is_unknown_though_its_print_is_a_library_faces(tmp_path: Path) -> None:
+    gold, silver = GOLD, SILVER
+    library = _mint(tmp_path)
     frame = np.full((400, 900, 3), 30, np.uint8)
     placed = [("A", gold, (150, 130)), ("B", silver, (450, 130)), ("A", silver, (750, 130)),
               ("B", silver, (300, 300)), ("A", gold, (600, 300))]
@@ -316,6 +325,23 @@ def test_a_face_of_another_metal_is_unknown_though_its_print_is_a_library_faces(
     assert found == [(150, "A"), (300, "B"), (450, "B"), (600, "A")]
     # the silver A has the gold A's print, but not its metal
     assert [(round(u.center[0]), u.best) for u in result.unknown] == [(750, "coin/A")]
+
+
+def test_a_coin_in_shade_is_read_though_darker_than_the_light(tmp_path: Path) -> None:
+    library = _mint(tmp_path)
+    frame = np.full((400, 900, 3), 30, np.uint8)
+    placed = [("A", GOLD, (150, 130)), ("B", SILVER, (450, 130)), ("A", GOLD, (750, 130)),
+              ("B", SILVER, (300, 300)), ("A", GOLD, (600, 300))]
+    for letter, metal, center in placed:
+        place(frame, _minted(letter, metal), center, 20.0, 130)
+    # a shadow over one gold coin: the same colour, half as bright
+    shade = np.ones(frame.shape[:2], np.float32)
+    cv2.circle(shade, (750, 130), 95, 0.5, -1)
+    frame = np.asarray(np.clip(frame * shade[:, :, None], 0, 255), np.uint8)
+    result = read(frame, library)
+    found = sorted((round(p.center[0]), p.front) for p in result.pieces)
+    assert found == [(150, "A"), (300, "B"), (450, "B"), (600, "A"), (750, "A")]
+    assert result.unknown == ()
 
 
 @pytest.mark.slow
