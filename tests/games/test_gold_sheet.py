@@ -20,7 +20,7 @@ from companion.games.gold.sheet import (
     StepOutcome,
     TieBreakKind,
 )
-from tests.games.test_gold import EXAMPLE_3, EXAMPLE_4_AFTER, RULE_BOOK_COLOURS, c, doc_of
+from tests.games.gold_helpers import EXAMPLE_3, EXAMPLE_4_AFTER, RULE_BOOK_COLOURS, c, doc_of
 
 
 def empty(*names: str) -> dict[str, Any]:
