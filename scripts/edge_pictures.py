@@ -3,7 +3,7 @@
     .venv/bin/python scripts/edge_pictures.py [--out docs/edge-check] [--seed 48]
 
 A board and the same board with templates and dragon bases on it are drawn by the tests'
-renderer (``tests/support/synth.py``, 1280x720, its lens known as after ``calibrate-lens``);
+renderer (``tests/support/synth/``, 1280x720, its lens known as after ``calibrate-lens``);
 then ``companion vision learn-track … --overlay track.jpg`` and ``companion vision check-flight
 … --overlay flight.jpg`` draw the learned track and every verdict over the photos. Seed 48 shows
 a touch, a clear and an uncertain call in one frame.
