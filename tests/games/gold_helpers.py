@@ -34,8 +34,9 @@ EXAMPLE_2 = {
     "C": Tableau(holding=cs("blue:8", "green:6")),
 }
 
-# Digest §6, Example 3 (3 players): colour ties, an unscored colour, the card-count tie-break.
-EXAMPLE_3 = doc_of({
+# Digest §6, Example 3 (3 players): colour ties, an unscored colour, the card-count tie-break;
+# {name: (scoring pile, display)}.
+EXAMPLE_3_PILES = {
     "A": (["purple:8", "purple:7", "purple:6", "green:8", "green:7", "green:donkey"],
           ["red:8", "red:donkey", "blue:5", "pink:donkey", "green:3"]),
     "B": (["purple:5", "purple:4", "purple:3", "pink:8", "pink:3", "pink:3"],
@@ -43,7 +44,8 @@ EXAMPLE_3 = doc_of({
     "C": (["pink:7", "pink:6", "pink:donkey", "blue:8", "blue:6", "blue:donkey",
            "orange:7", "orange:5", "orange:donkey"],
           ["blue:4", "orange:3", "orange:3", "green:5", "green:donkey"]),
-})
+}
+EXAMPLE_3 = doc_of(EXAMPLE_3_PILES)
 
 # Digest §6, Example 4 (2 players), as it stands after X's final turn: the orange set is
 # in X's pile and the stolen blue 8 in X's holding (digest G4).

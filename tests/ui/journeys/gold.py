@@ -6,19 +6,9 @@ import json
 import sys
 from typing import Any
 
+from tests.games.gold_helpers import EXAMPLE_3_PILES
 from tests.processes import run
 from tests.ui.kit import result, screen, start_game, tap
-
-# shared/rules/gold.md §6, Example 3 (3 players): {name: (scoring pile, display)}.
-EXAMPLE_3 = {
-    "A": (["purple:8", "purple:7", "purple:6", "green:8", "green:7", "green:donkey"],
-          ["red:8", "red:donkey", "blue:5", "pink:donkey", "green:3"]),
-    "B": (["purple:5", "purple:4", "purple:3", "pink:8", "pink:3", "pink:3"],
-          ["red:6", "blue:7", "blue:3", "orange:6"]),
-    "C": (["pink:7", "pink:6", "pink:donkey", "blue:8", "blue:6", "blue:donkey",
-           "orange:7", "orange:5", "orange:donkey"],
-          ["blue:4", "orange:3", "orange:3", "green:5", "green:donkey"]),
-}
 
 # Example 4 (2 players) after X's last turn: the orange set is on X's pile, Y's blue 8 stolen.
 EXAMPLE_4 = {
@@ -139,9 +129,9 @@ def columns(sheet: Any) -> dict[str, Any]:
 
 async def gold_scoring(app: Any) -> None:
     """Example 3 by touch; the colour scoring step by step; totals and winner as `companion score`."""
-    sheet = await start_gold(app, list(EXAMPLE_3))
+    sheet = await start_gold(app, list(EXAMPLE_3_PILES))
     assert clipped(app) == []
-    await enter(app, sheet, EXAMPLE_3)
+    await enter(app, sheet, EXAMPLE_3_PILES)
     assert layout_faults(app) == [], layout_faults(app)   # nine chips, each a card name and ×
 
     # The box has one purple 8 (A's pile) and two pink 3s (both on B's pile).
@@ -156,7 +146,7 @@ async def gold_scoring(app: Any) -> None:
     await tap(app, chip)
     assert "pink:8" not in app.svc.session.score_document()["players"]["B"]["scored"]
     await tap(app, sheet.card_buttons["pink:8"])
-    assert sorted(app.svc.session.score_document()["players"]["B"]["scored"]) == sorted(EXAMPLE_3["B"][0])
+    assert sorted(app.svc.session.score_document()["players"]["B"]["scored"]) == sorted(EXAMPLE_3_PILES["B"][0])
     assert clipped(app) == []
 
     await tap(app, sheet.ids.open_scoring)
