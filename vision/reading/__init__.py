@@ -57,7 +57,7 @@ def read(image: np.ndarray, library: Library, *, calibration: TableCalibration |
     without pieces: pieces are then what differs from it.
 
     The matrix products run on one BLAS thread: they are small, and threads that wait for a core
-    another process holds make a read several times slower.
+    another process holds make a read up to twice as slow.
 
     :raises LayoutError: when a library image cannot be read.
     :raises ValueError: for an image that is not 8-bit BGR, *empty* of another size, or a
