@@ -310,14 +310,18 @@ def _mint(tmp_path: Path) -> Library:
     return library
 
 
-def test_a_face_of_another_metal_is_unknown_though_its_print_is_a_library_faces(tmp_path: Path) -> None:
-    gold, silver = GOLD, SILVER
-    library = _mint(tmp_path)
+def _coins(placed: list[tuple[str, tuple[int, int, int], tuple[int, int]]]) -> np.ndarray:
+    """A dark table with a coin for each (letter, metal, centre px) of *placed*."""
     frame = np.full((400, 900, 3), 30, np.uint8)
-    placed = [("A", gold, (150, 130)), ("B", silver, (450, 130)), ("A", silver, (750, 130)),
-              ("B", silver, (300, 300)), ("A", gold, (600, 300))]
     for letter, metal, center in placed:
         place(frame, _minted(letter, metal), center, 20.0, 130)
+    return frame
+
+
+def test_a_face_of_another_metal_is_unknown_though_its_print_is_a_library_faces(tmp_path: Path) -> None:
+    library = _mint(tmp_path)
+    frame = _coins([("A", GOLD, (150, 130)), ("B", SILVER, (450, 130)), ("A", SILVER, (750, 130)),
+                    ("B", SILVER, (300, 300)), ("A", GOLD, (600, 300))])
     # under a warm lamp: the tint is undone as the coins read surely show it
     frame = np.asarray(np.clip(frame * np.array([0.85, 1.0, 1.12]), 0, 255), np.uint8)
     result = read(frame, library)
@@ -329,11 +333,8 @@ def test_a_face_of_another_metal_is_unknown_though_its_print_is_a_library_faces(
 
 def test_a_coin_in_shade_is_read_though_darker_than_the_light(tmp_path: Path) -> None:
     library = _mint(tmp_path)
-    frame = np.full((400, 900, 3), 30, np.uint8)
-    placed = [("A", GOLD, (150, 130)), ("B", SILVER, (450, 130)), ("A", GOLD, (750, 130)),
-              ("B", SILVER, (300, 300)), ("A", GOLD, (600, 300))]
-    for letter, metal, center in placed:
-        place(frame, _minted(letter, metal), center, 20.0, 130)
+    frame = _coins([("A", GOLD, (150, 130)), ("B", SILVER, (450, 130)), ("A", GOLD, (750, 130)),
+                    ("B", SILVER, (300, 300)), ("A", GOLD, (600, 300))])
     # a shadow over one gold coin: the same colour, half as bright
     shade = np.ones(frame.shape[:2], np.float32)
     cv2.circle(shade, (750, 130), 95, 0.5, -1)
