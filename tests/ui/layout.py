@@ -4,7 +4,8 @@ text drawn over another text or over a button it does not belong to.
 
 :func:`faults` walks the window as it is drawn now (the top popup, or the screen when no popup
 is open) and returns one line per fault. The screenshot script runs it on every state it shoots;
-journeys may call it on states of their own.
+journeys may call it on states of their own, leaving out a part that another screen owns (the
+app's status strip).
 """
 
 from __future__ import annotations
@@ -30,13 +31,15 @@ class Seen:
     full: Box  # the widget's whole box, not clipped
 
 
-def faults(window: Any, *, min_touch: float = MIN_TOUCH_PX, min_text: float = MIN_TEXT_PX) -> list[str]:
-    """Every size, overlap and crossing fault among the widgets drawn on top now."""
+def faults(window: Any, *, skip: Any = None, min_touch: float = MIN_TOUCH_PX,
+           min_text: float = MIN_TEXT_PX) -> list[str]:
+    """Every size, overlap and crossing fault among the widgets drawn on top now, those in the
+    widget *skip* (and it) left out."""
     from kivy.uix.behaviors import ButtonBehavior
     from kivy.uix.label import Label
     from kivy.uix.textinput import TextInput
 
-    seen = list(_visible(_top_layer(window)))
+    seen = list(_visible(_top_layer(window), skip))
     found: list[str] = []
     buttons = [s for s in seen if isinstance(s.widget, ButtonBehavior)]
     texts: list[tuple[Seen, Box]] = []
@@ -83,7 +86,8 @@ def _top_layer(window: Any) -> Any:
     return window.children[-1]
 
 
-def _visible(root: Any) -> Iterator[Seen]:
+def _visible(root: Any, skip: Any = None) -> Iterator[Seen]:
+    """Every widget drawn under *root* (but not *skip* or what it holds), with its box on screen."""
     from kivy.uix.screenmanager import Screen, ScreenManager
     from kivy.uix.scrollview import ScrollView
     from kivy.uix.stencilview import StencilView
@@ -92,7 +96,7 @@ def _visible(root: Any) -> Iterator[Seen]:
     screen_box: Box = (0.0, 0.0, float(win.width), float(win.height))
 
     def walk(widget: Any, clip: Box) -> Iterator[Seen]:
-        if widget.opacity <= 0.01:
+        if widget.opacity <= 0.01 or widget is skip:
             return
         full = _window_box(widget)
         box = _clip(full, clip)

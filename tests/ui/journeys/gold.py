@@ -40,9 +40,9 @@ def cut_off(top: Any, skip: Any = None) -> list[str]:
     from tests.ui.layout import _visible
 
     found = []
-    for seen in _visible(top):
+    for seen in _visible(top, skip):
         w = seen.widget
-        if not isinstance(w, Label) or not w.text.strip() or w.width < 2 or _inside(w, skip):
+        if not isinstance(w, Label) or not w.text.strip() or w.width < 2:
             continue
         core = CoreLabel(text=w.text, font_size=w.font_size, font_name=w.font_name, bold=w.bold,
                          text_size=(w.width, None), padding=w.padding, halign=w.halign, markup=w.markup)
@@ -53,25 +53,14 @@ def cut_off(top: Any, skip: Any = None) -> list[str]:
     return found
 
 
-def _inside(widget: Any, outer: Any) -> bool:
-    node = widget
-    while outer is not None and node is not None:
-        if node is outer:
-            return True
-        node = None if node.parent is node else node.parent
-    return False
-
-
 def layout_faults(app: Any) -> list[str]:
     """What tests/ui/layout.py finds on top of the window now, and every text cut off
     (:func:`cut_off`), less the status strip's: its texts are the app shell's, not this screen's."""
     from kivy.core.window import Window
 
-    from tests.ui.layout import _name, _top_layer, faults
+    from tests.ui.layout import _top_layer, faults
 
-    strip = {_name(w) for w in app.strip.walk(restrict=True) if getattr(w, "text", "")}
-    found = faults(Window) + cut_off(_top_layer(Window), skip=app.strip)
-    return [f for f in found if not any(name in f for name in strip)]
+    return faults(Window, skip=app.strip) + cut_off(_top_layer(Window), skip=app.strip)
 
 
 def companion_score(doc: dict[str, Any]) -> dict[str, Any]:
