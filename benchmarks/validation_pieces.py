@@ -1,7 +1,7 @@
 """The piece reader on the independent renderer's validation scenes, through the CLI contract.
 
     .venv/bin/python benchmarks/validation_pieces.py [--set DIR] [--mode scans|cloth|both]
-        [--scenes N] [--json]
+        [--scenes N] [--light as-taken|dimmer|warmer|fading|shadow] [--json]
 
 DIR is the validation set's root (default ``../shared/validation/vision`` beside the checkout),
 as its README describes: ``pieces/library/registrations.json`` lists each face with a full-bleed
@@ -22,6 +22,11 @@ nearest true piece or distractor within 8 mm of its centre; a true piece is righ
 report on it has its kind, face and front (no front when face down); a piece not reported, or
 reported unknown only, is not right. A known report on a distractor or on nothing is *invented*,
 and so is a second known report on a piece already read (the worst outcome, like a wrong call).
+
+``--light`` reads each scene's photo as if the light had changed after the empty frame was
+taken (the empty frame and the library as they are): each 8-bit value scaled, ``dimmer`` by
+0.8, ``warmer`` by 0.88, 1 and 1.1 (blue, green, red), ``fading`` from 0.8 at the left edge to
+1.1 at the right, ``shadow`` by 0.65 under a soft-edged ellipse over a third of the view.
 """
 
 from __future__ import annotations
@@ -58,6 +63,35 @@ def register(library: Path, entries: list[dict[str, Any]], root: Path, source: s
                          "--size-mm", str(entry["size_mm"]), "--json")
         if done.returncode != 0:
             raise SystemExit(f"register {entry[source]}: {done.stderr.strip()}")
+
+
+LIGHTS = ("as-taken", "dimmer", "warmer", "fading", "shadow")
+
+
+def relit(photo: Path, light: str, out: Path) -> Path:
+    """*photo* as it would look in another *light* (see the module's docstring), saved losslessly
+    in *out*; *photo* itself where the light is as taken."""
+    if light == "as-taken":
+        return photo
+    import cv2
+    import numpy as np
+
+    image = cv2.imread(str(photo)).astype(np.float32)
+    h, w = image.shape[:2]
+    if light == "dimmer":
+        gain = np.full((1, 1, 3), 0.8, np.float32)
+    elif light == "warmer":
+        gain = np.array([[[0.88, 1.0, 1.1]]], np.float32)
+    elif light == "fading":
+        gain = np.linspace(0.8, 1.1, w, dtype=np.float32)[None, :, None]
+    else:
+        shade = np.zeros((h, w), np.float32)
+        cv2.ellipse(shade, (int(w * 0.35), int(h * 0.4)), (int(w * 0.3), int(h * 0.22)), 25, 0, 360, 1.0, -1)
+        gain = (1.0 - 0.35 * cv2.GaussianBlur(shade, (0, 0), w * 0.03))[..., None]
+    out.mkdir(parents=True, exist_ok=True)
+    target = out / (photo.parent.name + ".png")
+    cv2.imwrite(str(target), np.clip(image * gain, 0, 255).astype(np.uint8))
+    return target
 
 
 @dataclass
@@ -115,14 +149,15 @@ def _nearest(centre: list[float], targets: list[tuple[str, dict[str, Any]]]) -> 
     return best
 
 
-def run_mode(mode: str, root: Path, scenes: list[Path]) -> Tally:
+def run_mode(mode: str, root: Path, scenes: list[Path], light: str = "as-taken") -> Tally:
     entries = json.loads((root / "pieces" / "library" / "registrations.json").read_text())
     tally = Tally()
     with tempfile.TemporaryDirectory(prefix="validation-pieces-") as tmp:
         library = Path(tmp) / "library"
         register(library, entries, root, "scan" if mode == "scans" else "on_cloth")
         for scene in scenes:
-            args = ["vision", "read", str(scene / "pieces.jpg"), "--library", str(library),
+            photo = relit(scene / "pieces.jpg", light, Path(tmp) / "relit")
+            args = ["vision", "read", str(photo), "--library", str(library),
                     "--layout", str(scene / "layout.json"), "--json"]
             if mode == "cloth":
                 args += ["--empty", str(scene / "empty.jpg")]
@@ -163,11 +198,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mode", choices=("scans", "cloth", "both"), default="both")
     parser.add_argument("--scenes", type=int, default=0, metavar="N", help="only the first N scenes")
     parser.add_argument("--misses", action="store_true", help="list every piece not read right")
+    parser.add_argument("--light", choices=LIGHTS, default="as-taken",
+                        help="read each photo as if the light had changed since the empty frame")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     scenes = scene_dirs(args.set, "pieces", args.scenes)
     modes = ("scans", "cloth") if args.mode == "both" else (args.mode,)
-    results = {mode: run_mode(mode, args.set, scenes) for mode in modes}
+    results = {mode: run_mode(mode, args.set, scenes, args.light) for mode in modes}
     if args.json:
         print(json.dumps({m: {"pieces": t.pieces, "right": t.right, "invented": t.invented,
                               "by_group": t.by_group, "read_s_median": statistics.median(t.read_s),
