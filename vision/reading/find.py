@@ -1,6 +1,8 @@
 """Stage 1: what in the view is not table.
 
-With an empty frame a piece is what differs from it in colour; without one, what stands out
+With an empty frame a piece is what differs from it in colour, once the empty frame is brought
+to the light the view was taken in (the light's change over a window several pieces wide, as
+the table shows it); without one, what stands out
 from the local table colour by more than the table's own spread (wood grain, cloth weave). The
 local table colour is a median over a window several pieces wide; where the scale is not
 known, over what the view's rim shows, less whatever of a piece's size stands far out from the
@@ -17,6 +19,12 @@ import cv2
 import numpy as np
 
 from vision.reading.params import Params
+
+MEDIAN_PX = 24.0
+"""A median over a window is worked out in a view shrunk to make the window this wide (px)."""
+LIGHT_STEP = 0.01
+"""The change of light is worked out in steps of this (natural log: 1 %), up to 128 steps
+either way."""
 
 
 def lab(view: np.ndarray, sigma_px: float) -> np.ndarray:
@@ -45,7 +53,7 @@ def not_table(view: np.ndarray, valid: np.ndarray, empty: np.ndarray | None, pie
     # the table's statistics from every 4th pixel each way: plenty, and 16 times quicker
     picked = inside[::4, ::4]
     if empty is not None:
-        change = seen - lab(empty, sigma)
+        change = seen - lab(relit(empty, view, inside, piece_px, params), sigma)
         change -= np.median(change[::4, ::4][picked], axis=0)  # the light's overall drift since
         distance = length(change)
         sampled = distance[::4, ::4][picked]
@@ -75,6 +83,37 @@ def not_table(view: np.ndarray, valid: np.ndarray, empty: np.ndarray | None, pie
         mask = distance > params.table_sigmas
     mask &= inside
     return _clean(mask.astype(np.uint8), params.hole_max * piece_px * piece_px)
+
+
+def relit(empty: np.ndarray, view: np.ndarray, inside: np.ndarray, piece_px: float,
+          params: Params) -> np.ndarray:
+    """*empty* (BGR uint8) as it would look in *view*'s light: each channel of each pixel times
+    how much the light there has grown or faded since (a cloud, a lamp to one side, a shadow,
+    the camera's exposure or white balance). That is the median of the change over a window
+    several pieces wide (:attr:`Params.background_window`): the table, which is most of any
+    such window, changes by it; the pieces on it, which change otherwise, do not count."""
+    rows, cols = empty.shape[:2]
+    window = max(3.0, params.background_window * piece_px)
+    factor = min(1.0, MEDIAN_PX / window)
+    size = (max(1, round(cols * factor)), max(1, round(rows * factor)))
+    # every 4th pixel each way is plenty for a mean over a small pixel, and 16 times quicker
+    before, now = (np.asarray(cv2.resize(v[::4, ::4], size, interpolation=cv2.INTER_AREA), np.float32) + 1.0
+                   for v in (empty, view))
+    change = np.log(now / before)
+    shown = cv2.resize(inside.astype(np.uint8), size, interpolation=cv2.INTER_NEAREST) > 0
+    if not shown.any():
+        return empty
+    change[~shown] = np.median(change[shown], axis=0)  # outside the frame: no news
+    # the median filter takes 8-bit images beyond the smallest windows: the change in steps
+    steps = np.clip(np.round(change / LIGHT_STEP) + 128, 0, 255).astype(np.uint8)
+    k = min(max(3, int(window * factor) | 1), (min(size) - 1) | 1)
+    if k >= 3:
+        steps = np.asarray(cv2.medianBlur(steps, k), np.uint8)
+    if (steps == 128).all():
+        return empty  # the light is as it was
+    gain = np.exp((steps.astype(np.float32) - 128) * LIGHT_STEP)
+    light = cv2.resize(gain, (cols, rows), interpolation=cv2.INTER_LINEAR)
+    return np.asarray(cv2.multiply(empty, light, dtype=cv2.CV_8U), np.uint8)
 
 
 def _table_regions(seen: np.ndarray, inside: np.ndarray, piece_px: float,
@@ -154,7 +193,7 @@ def _local_table(view: np.ndarray, valid: np.ndarray, pieces: np.ndarray | None,
     """The table's colour round each pixel: a median over *window_px* of the *valid* pixels
     (the frame's) that are not in *pieces*, worked out small."""
     h, w = valid.shape
-    factor = min(1.0, 24.0 / window_px)
+    factor = min(1.0, MEDIAN_PX / window_px)
     small_size = (max(1, round(w * factor)), max(1, round(h * factor)))
     small = cv2.resize(view, small_size, interpolation=cv2.INTER_AREA)
     small_valid = cv2.resize(valid, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_NEAREST)

@@ -19,7 +19,8 @@ class Params:
     smooth_mm: float = 0.6
     """Blur before the table and the pieces are told apart (Gaussian sigma, mm)."""
     background_window: float = 4.0
-    """The local table colour is the median over this many of the largest piece's sizes."""
+    """The local table colour is the median over this many of the largest piece's sizes; so is
+    the change of light since the empty frame was taken."""
     table_sigmas: float = 5.0
     """A pixel is no table when it is this many robust spreads from the local table colour."""
     rim_share: float = 0.03

@@ -184,3 +184,37 @@ def test_a_coin_laid_on_a_tile_is_read_and_so_is_the_tile(tmp_path: Path) -> Non
     assert [front for front, _x, _y in named] == ["drop", "seven", "star"], named
     assert math.dist(next((x, y) for f, x, y in named if f == "seven"), (106, 92)) <= 1.5
     assert not result.unknown
+
+
+def _mat_on_cloth() -> np.ndarray:
+    """A light mat over the right two thirds of a dark cloth, both with a little grain."""
+    rng = np.random.default_rng(3)
+    h, w = round(400 * SCALE), round(600 * SCALE)
+    table = np.empty((h, w, 3), np.float32)
+    table[:, : w // 3] = (43, 47, 44)
+    table[:, w // 3:] = (205, 215, 220)
+    table += rng.normal(0, 3, table.shape)
+    return np.clip(table, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("light", ["dimmer", "warmer to one side", "a shadow over a piece"])
+def test_pieces_are_told_from_an_empty_frame_taken_in_other_light(tmp_path: Path, light: str) -> None:
+    library = _library(tmp_path / "library")
+    empty = _mat_on_cloth()
+    table = empty.copy()
+    laid = [("moon", (100, 120), 10.0), ("drop", (330, 220), 40.0), ("cross", (480, 100), 75.0)]
+    for name, centre, angle in laid:
+        put(table, tile_face(name), TILE, centre, angle)
+    if light == "dimmer":
+        gain = np.full((1, table.shape[1], 3), 0.75, np.float32)
+    elif light == "warmer to one side":  # less blue, and fading from left to right
+        fade = np.linspace(1.0, 0.7, table.shape[1], dtype=np.float32)[None, :, None]
+        gain = fade * np.array([0.85, 0.95, 1.05], np.float32)
+    else:  # a soft-edged shadow, a third darker, over the drop and the mat round it
+        shade = np.zeros(table.shape[:2], np.float32)
+        cv2.circle(shade, (round(330 * SCALE), round(220 * SCALE)), round(120 * SCALE), 1.0, -1)
+        gain = (1.0 - 0.35 * cv2.GaussianBlur(shade, (0, 0), 15 * SCALE))[..., None]
+    now = np.clip(table * gain, 0, 255).astype(np.uint8)
+    result = read(now, library, px_per_mm=SCALE, empty=empty)
+    assert sorted(p.front for p in result.pieces) == sorted(name for name, _c, _a in laid), result
+    assert not result.unknown, result.unknown
