@@ -2,13 +2,12 @@
 
 With an empty frame a piece is what differs from it in colour, once the empty frame is brought
 to the light the view was taken in (the light's change over a window several pieces wide, as
-the table shows it); without one, what stands out
-from the local table colour by more than the table's own spread (wood grain, cloth weave). The
-local table colour is a median over a window several pieces wide; where the scale is not
-known, over what the view's rim shows, less whatever of a piece's size stands far out from the
-rim's colour (so pieces laid close together do not become the table, and a mat or board laid
-on it stays table). Both work in CIELAB, so a difference in hue counts as much
-as one in brightness.
+the table shows it). Without one, a piece is what stands out from the local table colour by
+more than the table's own spread (wood grain, cloth weave). The local table colour is a median
+over a window several pieces wide; where the scale is not known, over what the view's rim
+shows, less whatever of a piece's size stands far out from the rim's colour (so pieces laid
+close together do not become the table, and a mat or board laid on it stays table). Both work
+in CIELAB, so a difference in hue counts as much as one in brightness.
 """
 
 from __future__ import annotations
