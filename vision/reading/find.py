@@ -93,8 +93,7 @@ def relit(empty: np.ndarray, view: np.ndarray, inside: np.ndarray, piece_px: flo
     such window, changes by it; the pieces on it, which change otherwise, do not count."""
     rows, cols = empty.shape[:2]
     window = max(3.0, params.background_window * piece_px)
-    factor = min(1.0, MEDIAN_PX / window)
-    size = (max(1, round(cols * factor)), max(1, round(rows * factor)))
+    factor, size = _shrunk((rows, cols), window)
     # every 4th pixel each way is plenty for a mean over a small pixel, and 16 times quicker
     before, now = (np.asarray(cv2.resize(v[::4, ::4], size, interpolation=cv2.INTER_AREA), np.float32) + 1.0
                    for v in (empty, view))
@@ -105,9 +104,7 @@ def relit(empty: np.ndarray, view: np.ndarray, inside: np.ndarray, piece_px: flo
     change[~shown] = np.median(change[shown], axis=0)  # outside the frame: no news
     # the median filter takes 8-bit images beyond the smallest windows: the change in steps
     steps = np.clip(np.round(change / LIGHT_STEP) + 128, 0, 255).astype(np.uint8)
-    k = min(max(3, int(window * factor) | 1), (min(size) - 1) | 1)
-    if k >= 3:
-        steps = np.asarray(cv2.medianBlur(steps, k), np.uint8)
+    steps = _median(steps, window * factor)
     if (steps == 128).all():
         return empty  # the light is as it was
     gain = np.exp((steps.astype(np.float32) - 128) * LIGHT_STEP)
@@ -192,8 +189,7 @@ def _local_table(view: np.ndarray, valid: np.ndarray, pieces: np.ndarray | None,
     """The table's colour round each pixel: a median over *window_px* of the *valid* pixels
     (the frame's) that are not in *pieces*, worked out small."""
     h, w = valid.shape
-    factor = min(1.0, MEDIAN_PX / window_px)
-    small_size = (max(1, round(w * factor)), max(1, round(h * factor)))
+    factor, small_size = _shrunk((h, w), window_px)
     small = cv2.resize(view, small_size, interpolation=cv2.INTER_AREA)
     small_valid = cv2.resize(valid, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_NEAREST)
     if pieces is not None:
@@ -204,10 +200,24 @@ def _local_table(view: np.ndarray, valid: np.ndarray, pieces: np.ndarray | None,
     if not small_valid.all() and small_valid.any():
         # outside the frame: the nearest frame pixel's colour, so the median sees table only
         small = cv2.inpaint(small, (1 - small_valid).astype(np.uint8), 3, cv2.INPAINT_TELEA)
-    k = max(3, int(window_px * factor) | 1)
-    k = min(k, (min(small.shape[:2]) - 1) | 1 if min(small.shape[:2]) > 2 else 1)
-    median = cv2.medianBlur(small, k) if k >= 3 else small
+    median = _median(small, window_px * factor)
     return lab(cv2.resize(median, (w, h), interpolation=cv2.INTER_LINEAR), 0.0)
+
+
+def _shrunk(shape: tuple[int, int], window_px: float) -> tuple[float, tuple[int, int]]:
+    """How much a view of *shape* (rows, columns) is shrunk for a median over *window_px*
+    (the window is then :data:`MEDIAN_PX` wide; a view is never enlarged), and its size then
+    (width, height)."""
+    rows, cols = shape
+    factor = min(1.0, MEDIAN_PX / window_px)
+    return factor, (max(1, round(cols * factor)), max(1, round(rows * factor)))
+
+
+def _median(small: np.ndarray, window_px: float) -> np.ndarray:
+    """The median of the uint8 image *small* over a window *window_px* wide (odd, at most its
+    shorter side; *small* as it is where that is under 3 px)."""
+    k = min(max(3, int(window_px) | 1), (min(small.shape[:2]) - 1) | 1)
+    return np.asarray(cv2.medianBlur(small, k), np.uint8) if k >= 3 else small
 
 
 def _clean(mask: np.ndarray, hole_max_px: float) -> np.ndarray:
