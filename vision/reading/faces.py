@@ -42,6 +42,8 @@ class Reference:
     """The length of :attr:`centred` as a vector."""
     colour: np.ndarray
     """The face's mean colour as registered (BGR 0-1)."""
+    source: int = 0
+    """Which of its kind's registered images it was made from (the same at every turn)."""
 
 
 @dataclass
@@ -84,11 +86,11 @@ def references(library: Library, params: Params, finest: float | None = None) ->
         back = library.back(name)
         if back is not None:
             images.append(("back", back))
-        for face, img in images:
+        for source, (face, img) in enumerate(images):
             small = np.asarray(cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA), np.float32) / 255.0
             colour = mean_colour(small, entry.weight)
             for turn in _turns(kind, params):
-                ref = _reference(face, turn, _turned(small, turn), colour, entry, params)
+                ref = _reference(face, turn, _turned(small, turn), colour, entry, params, source)
                 if ref.norm > 1e-6:
                     entry.refs.append(ref)
         if entry.refs:
@@ -211,35 +213,55 @@ def summed(image: np.ndarray) -> np.ndarray:
 
 
 def laid(window: np.ndarray, ref: Reference, seen: np.ndarray, kind_refs: KindRefs,
-          params: Params) -> Reference | None:
-    """*ref* moved, scaled and sheared to lie over *window* where it correlates best on *seen*
-    (OpenCV's enhanced correlation coefficient, in grey), within :attr:`Params.lay_scale_max`
-    and :attr:`Params.shift_mm`; None where that fails."""
+         params: Params) -> Reference | None:
+    """*ref* laid over *window* (:func:`lay`), or None where that fails."""
+    warp = lay(window, ref, seen, kind_refs, params)
+    return None if warp is None else moved(ref, warp, kind_refs, params)
+
+
+def lay(window: np.ndarray, ref: Reference, seen: np.ndarray, kind_refs: KindRefs,
+        params: Params) -> np.ndarray | None:
+    """How *ref* is moved, turned, and for a rect scaled and sheared, a little to lie over
+    *window* where it correlates best on *seen* (OpenCV's enhanced correlation coefficient, on
+    both in grey less its plane there: light falling off across the piece is no print to
+    align), within :attr:`Params.lay_scale_max`, :attr:`Params.lay_turn_max_deg` and
+    :attr:`Params.shift_mm`: an affine map from the window to the face (2x3); None where that
+    fails."""
     warp = np.eye(2, 3, dtype=np.float32)
     criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, params.lay_iterations, 1e-3)
-    grey = [summed(image) for image in (window, ref.image)]
+    grey = [summed(centred(image, seen)) for image in (window, ref.image)]
     mask = np.asarray(seen > 0, np.uint8)
+    # a disc's print is as large as its outline: it is only moved and turned
+    motion = cv2.MOTION_EUCLIDEAN if kind_refs.kind.shape == "disc" else cv2.MOTION_AFFINE
     try:
         for blur_px in params.lay_blur_px:  # coarse to fine
             shown = [cv2.GaussianBlur(g, (0, 0), blur_px) for g in grey]
-            _cc, found = cv2.findTransformECC(shown[0], shown[1], warp, cv2.MOTION_AFFINE, criteria, mask, 1)
+            _cc, found = cv2.findTransformECC(shown[0], shown[1], warp, motion, criteria, mask, 1)
             warp = np.asarray(found, np.float32)
     except cv2.error:  # it did not converge
         return None
     h, w = seen.shape
     stretch = np.linalg.svd(warp[:, :2], compute_uv=False)
     centre = np.array([(w - 1) / 2, (h - 1) / 2])
-    moved = warp[:, :2] @ centre + warp[:, 2] - centre  # how far the face's centre is moved
+    shift = warp[:, :2] @ centre + warp[:, 2] - centre  # how far the face's centre is moved
+    turn = math.degrees(math.atan2(warp[1, 0] - warp[0, 1], warp[0, 0] + warp[1, 1]))
     if (np.abs(np.log(stretch)).max() > math.log1p(params.lay_scale_max)
-            or float(np.hypot(*moved)) > params.shift_mm * kind_refs.scale + 1.0):
+            or abs(turn) > params.lay_turn_max_deg
+            or float(np.hypot(*shift)) > params.shift_mm * kind_refs.scale + 1.0):
         return None
+    return warp
+
+
+def moved(ref: Reference, warp: np.ndarray, kind_refs: KindRefs, params: Params) -> Reference:
+    """*ref* moved by *warp* (:func:`lay`)."""
+    h, w = kind_refs.weight.shape
     image = np.asarray(cv2.warpAffine(ref.image, warp, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                       borderMode=cv2.BORDER_REPLICATE), np.float32)
-    return _reference(ref.face, ref.turn_deg, image, ref.colour, kind_refs, params)
+    return _reference(ref.face, ref.turn_deg, image, ref.colour, kind_refs, params, ref.source)
 
 
 def _reference(face: str, turn_deg: float, image: np.ndarray, colour: np.ndarray, kind_refs: KindRefs,
-               params: Params) -> Reference:
+               params: Params, source: int) -> Reference:
     """*image* (the kind's size at its comparison scale) as a :class:`Reference`."""
     weight = kind_refs.weight
     level = centred(image, weight)
@@ -247,4 +269,4 @@ def _reference(face: str, turn_deg: float, image: np.ndarray, colour: np.ndarray
                      for blur_mm in params.blur_steps_mm])
     flat = soft.reshape(len(soft), -1)
     return Reference(face, turn_deg, image, soft, (flat * flat).sum(axis=1), level,
-                     float(np.sqrt((level * level).sum())), colour)
+                     float(np.sqrt((level * level).sum())), colour, source)

@@ -9,8 +9,8 @@ strength, a tint laid over the whole piece or light falling off across it does n
 what is printed in which colour does. At the best place, the aligned difference (the piece less
 the face scaled to it) is smoothed to symbol size: its worst patch says whether some part of the
 piece is something the face does not explain. A piece that no face is named for, though one
-correlates well, is judged again with each face laid over it (moved, scaled and sheared a
-little, as another camera or a crop's framing makes a print differ).
+correlates well, is judged again with each face laid over it (moved, turned, and for a rect
+scaled and sheared a little, as another camera or a crop's framing makes a print differ).
 """
 
 from __future__ import annotations
@@ -30,7 +30,9 @@ from vision.reading.faces import (
     centred,
     halved,
     laid,
+    lay,
     mean_colour,
+    moved,
     power_over,
     summed,
 )
@@ -53,8 +55,7 @@ class Match:
     """How much the face was blurred to look like the piece (:attr:`Params.blur_steps_mm`)."""
     lead: float | None = None
     """For the best face: how much better it matches than the runner-up where the two differ
-    (correlation on that part alone, in colour or in hue; over the whole piece, as it was before
-    laying, where only the best could be laid over it); None where they hardly differ or for
+    (correlation on that part alone, in colour or in hue); None where they hardly differ or for
     the others."""
     worst_px: tuple[int, int] | None = None
     """For the best face: where the worst patch of the aligned difference lies in its window
@@ -141,8 +142,10 @@ class _Judged:
     """The part of the patch the face was judged on: the kind's size at *place*."""
     seen: np.ndarray
     """What of the window is judged: the kind's compared part where no other piece covers it."""
-    laid: bool = False
-    """Whether :attr:`ref` is the face laid over the piece (:func:`laid`), not its own image."""
+    warp: np.ndarray | None = None
+    """How :attr:`ref` was laid over the piece (:func:`lay`); None where it is its own image."""
+    tried: bool = False
+    """Whether laying it over the piece was tried (and made it no better)."""
 
 
 def compare(cuts: list[Cut], kind_refs: KindRefs, params: Params, stride: int = 1,
@@ -156,8 +159,8 @@ def compare(cuts: list[Cut], kind_refs: KindRefs, params: Params, stride: int = 
     then judged on the visible part at the cut and place it correlated best at, the fronts
     that correlated best (:attr:`Params.faces_compared`) and the back. Where *named* (the
     verdict) names none of them though the best correlates at least
-    :attr:`Params.lay_score_min`, each is judged again laid over the piece (:func:`laid`)
-    where that correlates better."""
+    :attr:`Params.lay_score_min`, each is judged again laid over the piece
+    (:func:`_laid_over`)."""
     weight = kind_refs.weight
     h, w = weight.shape
     if not kind_refs.refs:
@@ -178,26 +181,73 @@ def compare(cuts: list[Cut], kind_refs: KindRefs, params: Params, stride: int = 
     matches = _ranked(plain, kind_refs, params)
     if named is None or matches[0].score < params.lay_score_min or named(matches):
         return matches
+    return _ranked(_laid_over(plain, kind_refs, params), kind_refs, params)
+
+
+def _laid_over(plain: list[_Judged], kind_refs: KindRefs, params: Params) -> list[_Judged]:
+    """The faces *plain* judged again, each laid over the piece (:func:`lay`) where that
+    correlates better: a disc's face that would have to be turned further than
+    :attr:`Params.lay_turn_max_deg` from its next turn. Where the best of them is laid, a face
+    that could not be laid itself is laid as that was (its image most like the best's: the
+    piece's print is framed so for both), so that it is not weighed unlaid against a laid one."""
     lain: list[_Judged] = []
-    unlaid: set[str] = set()  # the faces that could not be laid over the piece
     for judged in plain:
-        moved = laid(judged.window, judged.ref, judged.seen, kind_refs, params)
-        if moved is None:
-            unlaid.add(judged.face)
-            lain.append(judged)
-            continue
-        fit = _aligned(judged.window, moved, judged.seen, bool(np.array_equal(judged.seen, weight)), params)
-        better = fit is not None and (judged.fit is None or fit.score > judged.fit.score)
-        lain.append(replace(judged, fit=fit, ref=moved, laid=True) if better else judged)
-    return _ranked(lain, kind_refs, params, {j.face: j.fit.score if j.fit else -1.0 for j in plain}, unlaid)
+        best = judged
+        for index in [judged.index, *_next_turns(kind_refs, judged.index)]:
+            near = replace(judged, ref=kind_refs.refs[index], index=index)
+            warp = lay(near.window, near.ref, near.seen, kind_refs, params)
+            if warp is not None:
+                best = _laid_better(near, near, warp, kind_refs, params, best)
+                break
+        lain.append(best)
+    first = max(lain, key=lambda j: -1.0 if j.fit is None else j.fit.score)
+    if first.warp is not None:
+        for i, judged in enumerate(lain):
+            if judged.warp is None and not judged.tried:
+                twin = _alike(kind_refs, first.index, judged.face)
+                lain[i] = _laid_better(replace(judged, ref=kind_refs.refs[twin], index=twin), first,
+                                       first.warp, kind_refs, params, judged)
+    return lain
 
 
-def _ranked(judged: list[_Judged], kind_refs: KindRefs, params: Params, plain: dict[str, float] | None = None,
-            unlaid: frozenset[str] | set[str] = frozenset()) -> list[Match]:
+def _laid_better(judged: _Judged, where: _Judged, warp: np.ndarray, kind_refs: KindRefs, params: Params,
+                 was: _Judged | None = None) -> _Judged:
+    """*judged*'s face moved by *warp* (:func:`lay`) and judged in *where*'s window, where that
+    correlates better than it did (*was*, if not *judged*); else as it was, laying tried."""
+    before = judged if was is None else was
+    ref = moved(judged.ref, warp, kind_refs, params)
+    fit = _aligned(where.window, ref, where.seen, bool(np.array_equal(where.seen, kind_refs.weight)), params)
+    if fit is None or (before.fit is not None and fit.score <= before.fit.score):
+        return replace(before, tried=True)
+    return replace(judged, fit=fit, ref=ref, warp=warp, cut=where.cut, place=where.place, window=where.window,
+                   seen=where.seen)
+
+
+def _next_turns(kind_refs: KindRefs, index: int) -> list[int]:
+    """For a disc: the indices of the references of the same image as the one at *index*, one
+    turn step either way; none for a rect."""
+    ref = kind_refs.refs[index]
+    if kind_refs.kind.shape != "disc":
+        return []
+    same = [i for i, r in enumerate(kind_refs.refs) if r.source == ref.source]  # every turn of it
+    step = 360.0 / len(same)
+    return [i for i in same if abs(abs((kind_refs.refs[i].turn_deg - ref.turn_deg + 180.0) % 360.0 - 180.0)
+                                   - step) < step / 2]
+
+
+def _alike(kind_refs: KindRefs, index: int, face: str) -> int:
+    """The index of *face*'s reference (of any image and turn) that looks most like the
+    reference at *index*."""
+    key = (index, face)
+    if key not in kind_refs.alike:
+        twins = [i for i, r in enumerate(kind_refs.refs) if r.face == face]
+        kind_refs.alike[key] = twins[int(np.argmax(kind_refs.table[twins] @ kind_refs.table[index]))]
+    return kind_refs.alike[key]
+
+
+def _ranked(judged: list[_Judged], kind_refs: KindRefs, params: Params) -> list[Match]:
     """The matches of the faces *judged*, best first: the best with its residual, tint and lead
-    over the runner-up. Where the best was laid over the piece (its *plain* score was before)
-    and the runner-up could not be (*unlaid*), the lead is their scores' difference as they were
-    before."""
+    over the runner-up."""
     matches = [Match(j.face, -1.0 if j.fit is None else j.fit.score, j.ref.turn_deg + j.cut.turn_deg,
                      math.inf, j.place, j.index, 0.0 if j.fit is None else j.fit.blur_mm) for j in judged]
     order = sorted(range(len(matches)), key=lambda i: matches[i].score, reverse=True)
@@ -210,12 +260,7 @@ def _ranked(judged: list[_Judged], kind_refs: KindRefs, params: Params, plain: d
     matches = [matches[i] for i in order]
     if len(matches) > 1:
         best, runner_up = matches[0], matches[1]
-        if plain is not None and top.laid and runner_up.face in unlaid:
-            # only the best could be laid over the piece: the two are weighed as they were before
-            lead: float | None = plain[best.face] - runner_up.score
-        else:
-            lead = _lead(top, kind_refs, best, runner_up, params)
-        matches[0] = replace(best, lead=lead)
+        matches[0] = replace(best, lead=_lead(top, kind_refs, best, runner_up, params))
     return matches
 
 
@@ -287,17 +332,10 @@ def _lead(top: _Judged, kind_refs: KindRefs, best: Match, runner_up: Match, para
     *best* was)."""
     weight = kind_refs.weight
     window, seen, a = top.window, top.seen, top.ref
-    key = (best.ref, runner_up.face)
-    if key not in kind_refs.alike:
-        twins = [i for i, r in enumerate(kind_refs.refs) if r.face == runner_up.face]
-        kind_refs.alike[key] = twins[int(np.argmax(kind_refs.table[twins] @ kind_refs.table[best.ref]))]
-    b = kind_refs.refs[kind_refs.alike[key]]
+    b = kind_refs.refs[_alike(kind_refs, best.ref, runner_up.face)]
     sigma = params.twin_blur_mm * kind_refs.scale
-    if top.laid:  # so is its twin
-        lain = laid(window, b, seen, kind_refs, params)
-        if lain is None:
-            return None
-        b = lain
+    if top.warp is not None:  # so is its twin (as the best was, where it cannot be laid itself)
+        b = laid(window, b, seen, kind_refs, params) or moved(b, top.warp, kind_refs, params)
         apart = cv2.GaussianBlur(summed(np.abs(a.image - b.image)), (0, 0), sigma) * seen
     else:
         pair = (id(a), id(b))

@@ -118,10 +118,13 @@ class Params:
     """... but no further than this (mm)."""
     lay_score_min: float = 0.5
     """A piece whose best face correlates at least this well but is not named is compared
-    again, each face laid over it a little moved, scaled and sheared (a print's or a crop's
+    again, each face laid over it a little moved, turned, scaled and sheared (a print's or a crop's
     tolerance, a slight slant) where that correlates better (-1..1) ..."""
     lay_scale_max: float = 0.1
-    """... by at most this share larger or smaller in any direction ..."""
+    """... a rect's by at most this share larger or smaller in any direction (a disc's print is
+    as large as its outline: it is only moved and turned) ..."""
+    lay_turn_max_deg: float = 5.0
+    """... and turned by at most this (half a disc's step: further is another turn's to match) ..."""
     lay_blur_px: tuple[float, ...] = (2.0, 0.7)
     """... found on both blurred by each of these in turn, coarse to fine (Gaussian sigma, px) ..."""
     lay_iterations: int = 30

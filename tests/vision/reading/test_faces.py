@@ -4,6 +4,8 @@ that shows it a little larger, smaller or moved."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import cv2
 import numpy as np
 import pytest
@@ -12,7 +14,8 @@ from hypothesis import strategies as st
 
 from tests.vision.reading.test_thin_print import CARD, card_face
 from vision.library import Library
-from vision.reading.faces import KindRefs, centred, laid, power_over, references
+from vision.reading.faces import KindRefs, centred, laid, lay, power_over, references
+from vision.reading.identify import Cut, _next_turns, compare
 from vision.reading.params import DEFAULT
 
 
@@ -46,10 +49,10 @@ def test_a_faces_spread_over_part_of_it_is_that_of_the_part_less_its_plane(card_
     assert np.allclose(power_over(ref, seen), expected, rtol=1e-3, atol=1e-4)
 
 
-def _shown(ref_image: np.ndarray, grown: float, move_px: tuple[float, float]) -> np.ndarray:
-    """*ref_image* as a piece shows it: its print *grown* about the centre and moved."""
+def _shown(ref_image: np.ndarray, grown: float, move_px: tuple[float, float], turn_deg: float = 0.0) -> np.ndarray:
+    """*ref_image* as a piece shows it: its print *grown* about the centre, turned and moved."""
     h, w = ref_image.shape[:2]
-    m = cv2.getRotationMatrix2D(((w - 1) / 2, (h - 1) / 2), 0.0, grown)
+    m = cv2.getRotationMatrix2D(((w - 1) / 2, (h - 1) / 2), turn_deg, grown)
     m[:, 2] += move_px
     return np.asarray(cv2.warpAffine(ref_image, m, (w, h), borderMode=cv2.BORDER_REPLICATE), np.float32)
 
@@ -69,6 +72,69 @@ def test_a_face_is_laid_over_a_piece_that_shows_it_framed_otherwise(card_refs: K
     assert _correlation(window, lain.image, seen) > 0.97 > _correlation(window, ref.image, seen) + 0.1
 
 
+@pytest.mark.parametrize("grown", [0.94, 1.06])
+def test_a_face_is_laid_over_a_piece_whose_light_falls_off_steeply_across_it(card_refs: KindRefs,
+                                                                             grown: float) -> None:
+    ref = card_refs.refs[0]
+    h, w = ref.image.shape[:2]
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    light = 1.0 - 0.6 * (xs / w) * (ys / h)  # to 0.4 at one corner: more than a plane
+    window = _shown(ref.image, grown, (0.7, -0.5)) * light[:, :, None]
+    lain = laid(window, ref, card_refs.weight, card_refs, DEFAULT)
+    assert lain is not None
+    assert _correlation(window, lain.image, card_refs.weight) > _correlation(window, ref.image, card_refs.weight) + 0.1
+
+
+@pytest.mark.parametrize("turn_deg", [-3.0, 3.0])
+def test_a_face_is_laid_over_a_piece_turned_a_little_from_its_outline(card_refs: KindRefs, turn_deg: float) -> None:
+    ref = card_refs.refs[0]
+    assert laid(_shown(ref.image, 1.0, (0.0, 0.0), turn_deg), ref, card_refs.weight, card_refs, DEFAULT) is not None
+
+
+@pytest.mark.parametrize("turn_deg", [-8.0, 8.0])
+def test_a_face_is_not_laid_over_what_it_would_have_to_be_turned_by_more_than_half_a_discs_step(
+        card_refs: KindRefs, turn_deg: float) -> None:
+    """A face turned further is another turn's to match (a disc's faces are compared every 10 degrees)."""
+    ref = card_refs.refs[0]
+    assert laid(_shown(ref.image, 1.0, (0.0, 0.0), turn_deg), ref, card_refs.weight, card_refs, DEFAULT) is None
+
+
+@pytest.fixture(scope="module")
+def coin_refs(tmp_path_factory: pytest.TempPathFactory) -> KindRefs:
+    face = np.full((300, 300, 3), 40, np.uint8)
+    cv2.circle(face, (150, 150), 149, (60, 160, 200), -1, cv2.LINE_AA)
+    cv2.circle(face, (150, 150), 120, (30, 90, 150), 6, cv2.LINE_AA)
+    cv2.putText(face, "7", (95, 215), cv2.FONT_HERSHEY_SIMPLEX, 6, (30, 30, 30), 25, cv2.LINE_AA)
+    library = Library.create(tmp_path_factory.mktemp("coin") / "library")
+    library.register("coin", "disc", (30.0, 30.0), face, front="seven")
+    return references(library, DEFAULT)["coin"]
+
+
+@pytest.mark.parametrize("turn_deg", [-4.0, 4.0])
+def test_a_discs_face_is_laid_over_a_piece_that_shows_it_moved_and_turned(coin_refs: KindRefs,
+                                                                          turn_deg: float) -> None:
+    ref = coin_refs.refs[0]
+    window = _shown(ref.image, 1.0, (0.6, -0.4), turn_deg)
+    lain = laid(window, ref, coin_refs.weight, coin_refs, DEFAULT)
+    assert lain is not None
+    assert _correlation(window, lain.image, coin_refs.weight) > _correlation(window, ref.image, coin_refs.weight) + 0.05
+
+
+def test_a_discs_face_that_would_have_to_be_turned_further_is_laid_from_its_next_turns(
+        coin_refs: KindRefs, card_refs: KindRefs) -> None:
+    for index, ref in enumerate(coin_refs.refs):
+        turns = sorted(coin_refs.refs[i].turn_deg for i in _next_turns(coin_refs, index))
+        assert turns == sorted([(ref.turn_deg + 10.0) % 360.0, (ref.turn_deg - 10.0) % 360.0]), ref.turn_deg
+    assert _next_turns(card_refs, 0) == []  # a rect's turns are quarter or half turns apart
+
+
+def test_a_discs_face_is_never_scaled_or_sheared_to_fit(coin_refs: KindRefs) -> None:
+    """A disc's print is as large as its outline: a piece's smaller print is no reason to shrink it."""
+    ref = coin_refs.refs[0]
+    warp = lay(_shown(ref.image, 0.93, (0.0, 0.0), 2.0), ref, coin_refs.weight, coin_refs, DEFAULT)
+    assert warp is None or np.allclose(np.linalg.svd(warp[:, :2], compute_uv=False), 1.0, atol=1e-3)
+
+
 def test_a_face_is_not_laid_over_what_it_would_have_to_be_stretched_by_a_fifth_to_fit(card_refs: KindRefs) -> None:
     ref = card_refs.refs[0]
     assert laid(_shown(ref.image, 1.2, (0.0, 0.0)), ref, card_refs.weight, card_refs, DEFAULT) is None
@@ -80,3 +146,25 @@ def test_a_reference_laid_over_a_piece_keeps_its_face_and_turn(card_refs: KindRe
     assert lain is not None
     assert (lain.face, lain.turn_deg) == (ref.face, ref.turn_deg)
     assert lain.soft.shape == ref.soft.shape and np.allclose(lain.colour, ref.colour)
+
+
+def test_a_face_that_cannot_be_laid_over_the_piece_itself_is_weighed_laid_as_the_best_was(tmp_path: Path) -> None:
+    """A twin registered 8 degrees askew cannot be laid over the piece alone; the best face's
+    laying (the piece's print framed 6 % larger) is its too, so it is not weighed unlaid."""
+    face = card_face(2, "purple", "empty", "diamond")
+    h, w = face.shape[:2]
+    turn = cv2.getRotationMatrix2D(((w - 1) / 2, (h - 1) / 2), 8.0, 1.0)
+    library = Library.create(tmp_path / "library")
+    library.register("card", "rect", CARD, face, front="square")
+    library.register("card", "rect", CARD, cv2.warpAffine(face, turn, (w, h), borderMode=cv2.BORDER_REPLICATE),
+                     front="askew")
+    refs = references(library, DEFAULT)["card"]
+    shown = next(r for r in refs.refs if r.face == "square" and r.turn_deg == 0.0)
+    margin = round(DEFAULT.shift_mm * refs.scale)
+    patch = cv2.copyMakeBorder(_shown(shown.image, 1.06, (0.0, 0.0)), margin, margin, margin, margin,
+                               cv2.BORDER_REPLICATE)
+    cut = Cut(0.0, patch, np.ones(patch.shape[:2], np.float32))
+    plain = {m.face: m.score for m in compare([cut], refs, DEFAULT)}
+    lain = {m.face: m.score for m in compare([cut], refs, DEFAULT, named=lambda _matches: False)}
+    assert lain["square"] > 0.97 > plain["square"]
+    assert lain["askew"] > plain["askew"] + 0.05

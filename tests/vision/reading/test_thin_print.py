@@ -61,10 +61,13 @@ def _library(root: Path, left_out: str | None = None) -> Library:
 
 
 def _photo(faces: list[tuple[str, tuple[float, float], float]], grown: float,
-           specs: dict[str, tuple[int, str, str, str]] = FACES, slant: float = 0.0) -> np.ndarray:
+           specs: dict[str, tuple[int, str, str, str]] = FACES, slant: float = 0.0,
+           lamp: float = 0.0) -> np.ndarray:
     """The cards on a dark cloth, their print *grown*, their corners rounded to the cloth and
     the light falling off to half from the right of the table to its left; each card seen
-    *slanted* (its top end that share narrower than its bottom, the cloth showing beside it)."""
+    *slanted* (its top end that share narrower than its bottom, the cloth showing beside it);
+    lamps low over the table, each *lamp* brighter than between them (every 170 mm: the light
+    falls off steeply across a card)."""
     table = cloth(420, 220, seed=5)
     table[:] = table // 3
     for name, centre, angle in faces:
@@ -79,6 +82,9 @@ def _photo(faces: list[tuple[str, tuple[float, float], float]], grown: float,
         shown = np.where(corners[:, :, None] > 0, face, table.mean(axis=(0, 1)).astype(np.uint8))
         put(table, shown, CARD, centre, angle)
     ramp = np.linspace(0.5, 1.0, table.shape[1], dtype=np.float32)[None, :, None]
+    if lamp:
+        xs = np.arange(table.shape[1], dtype=np.float32)[None, :, None]
+        ramp = ramp * (1.0 - lamp * (0.5 + 0.5 * np.sin(2 * np.pi * xs / (170 * SCALE))))
     return np.clip(table * ramp, 0, 255).astype(np.uint8)
 
 
@@ -111,6 +117,18 @@ def test_thin_print_framed_otherwise_than_its_reference_is_read_in_failing_light
                                                                                  grown: float) -> None:
     library = _library(tmp_path / "library")
     result = read(_photo(LAID, grown), library, px_per_mm=SCALE)
+    got = sorted((round(p.center[0] / SCALE), p.front) for p in result.pieces)
+    assert got == sorted((round(c[0]), name) for name, c, _a in LAID), (got, result.unknown)
+    assert not result.unknown
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("grown", [0.94, 1.06])
+def test_thin_print_framed_otherwise_is_read_under_lamps_low_over_the_table(tmp_path: Path,
+                                                                              grown: float) -> None:
+    """Light that falls off by a third across a card is no reason to lay its face badly."""
+    library = _library(tmp_path / "library")
+    result = read(_photo(LAID, grown, lamp=0.3), library, px_per_mm=SCALE)
     got = sorted((round(p.center[0] / SCALE), p.front) for p in result.pieces)
     assert got == sorted((round(c[0]), name) for name, c, _a in LAID), (got, result.unknown)
     assert not result.unknown
