@@ -144,7 +144,7 @@ def test_read_set_phone_photos_find_every_card(scene_reads: dict[str, tuple[list
 
 
 @needs_photos
-@pytest.mark.xfail(strict=True, reason="about a quarter of the cards, printed in thin lines and photographed "
+@pytest.mark.xfail(strict=True, reason="about a fifth of the cards, printed in thin lines and photographed "
                                        "by another camera than their references, stay unknown (issue 27)")
 @pytest.mark.slow
 def test_read_set_photos_identifies_nine_in_ten(photo_readings: list[Reading]) -> None:
