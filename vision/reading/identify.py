@@ -186,19 +186,22 @@ def compare(cuts: list[Cut], kind_refs: KindRefs, params: Params, stride: int = 
 
 def _laid_over(plain: list[_Judged], kind_refs: KindRefs, params: Params) -> list[_Judged]:
     """The faces *plain* judged again, each laid over the piece (:func:`lay`) where that
-    correlates better: a disc's face that would have to be turned further than
-    :attr:`Params.lay_turn_max_deg` from its next turn. Where the best of them is laid, a face
-    that could not be laid itself is laid as that was (its image most like the best's: the
-    piece's print is framed so for both), so that it is not weighed unlaid against a laid one."""
+    correlates better: each image of it at the turn it was judged at (the one that correlated
+    best first: another camera's may lie better once laid), and a disc's face that would have
+    to be turned further than :attr:`Params.lay_turn_max_deg` from its next turn. Where the
+    best of them is laid, a face that could not be laid itself is laid as that was (its image
+    most like the best's: the piece's print is framed so for both), so that it is not weighed
+    unlaid against a laid one."""
     lain: list[_Judged] = []
     for judged in plain:
         best = judged
-        for index in [judged.index, *_next_turns(kind_refs, judged.index)]:
-            near = replace(judged, ref=kind_refs.refs[index], index=index)
-            warp = lay(near.window, near.ref, near.seen, kind_refs, params)
-            if warp is not None:
-                best = _laid_better(near, near, warp, kind_refs, params, best)
-                break
+        for start in _images(kind_refs, judged.index):
+            for index in [start, *_next_turns(kind_refs, start)]:
+                near = replace(judged, ref=kind_refs.refs[index], index=index)
+                warp = lay(near.window, near.ref, near.seen, kind_refs, params)
+                if warp is not None:
+                    best = _laid_better(near, near, warp, kind_refs, params, best)
+                    break
         lain.append(best)
     first = max(lain, key=lambda j: -1.0 if j.fit is None else j.fit.score)
     if first.warp is not None:
@@ -221,6 +224,14 @@ def _laid_better(judged: _Judged, where: _Judged, warp: np.ndarray, kind_refs: K
         return replace(before, tried=True)
     return replace(judged, fit=fit, ref=ref, warp=warp, cut=where.cut, place=where.place, window=where.window,
                    seen=where.seen)
+
+
+def _images(kind_refs: KindRefs, index: int) -> list[int]:
+    """The indices of every image of the face of the reference at *index*, at its turn (that
+    one first)."""
+    ref = kind_refs.refs[index]
+    return [index, *(i for i, r in enumerate(kind_refs.refs)
+                     if r.face == ref.face and r.turn_deg == ref.turn_deg and r.source != ref.source)]
 
 
 def _next_turns(kind_refs: KindRefs, index: int) -> list[int]:

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.vision.reading.test_thin_print import CARD, card_face
+from tests.vision.reading.test_thin_print import CARD, DRAWN, card_face
 from vision.library import Library
 from vision.reading.faces import KindRefs, centred, laid, lay, power_over, references
 from vision.reading.identify import Cut, _next_turns, compare
@@ -168,3 +168,23 @@ def test_a_face_that_cannot_be_laid_over_the_piece_itself_is_weighed_laid_as_the
     lain = {m.face: m.score for m in compare([cut], refs, DEFAULT, named=lambda _matches: False)}
     assert lain["square"] > 0.97 > plain["square"]
     assert lain["askew"] > plain["askew"] + 0.05
+
+
+def test_each_image_of_a_face_is_laid_over_the_piece_not_only_the_one_that_correlated_best(
+        tmp_path: Path) -> None:
+    """A soft reference (another camera's) correlates best with a piece whose print is framed
+    8 % larger, but once laid the sharp one fits it."""
+    face = card_face(2, "purple", "empty", "diamond")
+    library = Library.create(tmp_path / "library")
+    library.register("card", "rect", CARD, cv2.GaussianBlur(face, (0, 0), 1.0 * DRAWN), front="diamonds")
+    library.register("card", "rect", CARD, face, front="diamonds")
+    refs = references(library, DEFAULT)["card"]
+    sharp = next(r for r in refs.refs if r.source == 1 and r.turn_deg == 0.0)
+    margin = round(DEFAULT.shift_mm * refs.scale)
+    patch = cv2.copyMakeBorder(_shown(sharp.image, 1.08, (0.0, 0.0)), margin, margin, margin, margin,
+                               cv2.BORDER_REPLICATE)
+    cut = Cut(0.0, patch, np.ones(patch.shape[:2], np.float32))
+    plain = compare([cut], refs, DEFAULT)[0]
+    lain = compare([cut], refs, DEFAULT, named=lambda _matches: False)[0]
+    assert refs.refs[plain.ref].source == 0  # the soft image correlated best before laying
+    assert lain.score > 0.97 and refs.refs[lain.ref].source == 1
