@@ -18,8 +18,8 @@ from vision.library import Library, PieceKind
 from vision.reading.params import Params
 
 APART_KEPT = 512
-"""At most this many pairs of references' differences are kept per kind (12 MB at a card's size): a long
-session meets ever more pairs."""
+"""At most this many pairs of references' differences are kept per kind (12 to 24 MB at a card's size): a
+long session meets ever more pairs."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -67,8 +67,9 @@ class KindRefs:
     alike: dict[tuple[int, str], int] = field(default_factory=dict)
     """For a reference (by its index) and another face: the index of that face's reference (of
     any image and turn) that looks most like it; worked out when first needed."""
-    apart: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
-    """How two references (by their ids) differ, blurred to symbol size: worked out when first
+    apart: dict[tuple[int, int], tuple[np.ndarray, ...]] = field(default_factory=dict)
+    """How two references (by their ids) differ, blurred to symbol size, as they are and (where
+    they were registered in another light) one in the other's light: worked out when first
     needed, for a piece's best reference and the runner-up's most like it (at most
     :data:`APART_KEPT` of them)."""
 

@@ -338,35 +338,55 @@ def _lead(top: _Judged, kind_refs: KindRefs, best: Match, runner_up: Match, para
     """How much better *best*'s face matches the piece (*top*: how it was judged) than
     *runner_up*'s on the part where the two faces differ (in colour, or in hue alone where
     that says more; where they differ only faintly, as thin lines do, on where they differ
-    faintly), or None when that part is small. The runner-up is taken as the image of
-    it at the turn that looks most like *best*'s reference (laid over the piece as well where
-    *best* was)."""
-    weight = kind_refs.weight
+    faintly), or None when that part is small. Where the two were registered in another light
+    or exposure, they differ as they are and in their print alone: the larger lead of the two.
+    The runner-up is taken as the image of it at the turn that looks most like *best*'s
+    reference (laid over the piece as well where *best* was)."""
     window, seen, a = top.window, top.seen, top.ref
     b = kind_refs.refs[_alike(kind_refs, best.ref, runner_up.face)]
     sigma = params.twin_blur_mm * kind_refs.scale
     if top.warp is not None:  # so is its twin (as the best was, where it cannot be laid itself)
         b = laid(window, b, seen, kind_refs, params) or moved(b, top.warp, kind_refs, params)
-        apart = cv2.GaussianBlur(summed(np.abs(a.image - b.image)), (0, 0), sigma) * seen
+        aparts = _apart(a, b, sigma)
     else:
         pair = (id(a), id(b))
         if pair not in kind_refs.apart:
             if len(kind_refs.apart) >= APART_KEPT:
                 kind_refs.apart.clear()
-            kind_refs.apart[pair] = cv2.GaussianBlur(summed(np.abs(a.image - b.image)), (0, 0), sigma)
-        apart = kind_refs.apart[pair] * seen
+            kind_refs.apart[pair] = _apart(a, b, sigma)
+        aparts = kind_refs.apart[pair]
+    step = params.blur_steps_mm.index(best.blur_mm)
+    leads = [_lead_on(apart * seen, window, a.soft[step], b.soft[step], kind_refs, params)
+             for apart in aparts]
+    return max((lead for lead in leads if lead is not None), default=None)
+
+
+def _lead_on(apart: np.ndarray, window: np.ndarray, a: np.ndarray, b: np.ndarray, kind_refs: KindRefs,
+             params: Params) -> float | None:
+    """How much better *a* matches *window* than *b* does where *apart* (how they differ) is
+    large; None where that part is small."""
+    weight = kind_refs.weight
     part = apart > params.twin_difference_min
     if part.sum() < params.twin_part_min * weight.sum():
         part = apart > params.twin_faint_min  # faces that differ only in thin lines
         if part.sum() < params.twin_part_min * weight.sum():
             return None
-    step = params.blur_steps_mm.index(best.blur_mm)
     # each channel less its mean over the part; and in hue alone (each pixel less its grey, too),
     # where two faces differ in their ink's colour
-    x, y, z = (v - v.mean(axis=0) for v in (window[part], a.soft[step][part], b.soft[step][part]))
+    x, y, z = (v - v.mean(axis=0) for v in (window[part], a[part], b[part]))
     third = np.full((3, 1), 1.0 / 3.0, np.float32)
     hx, hy, hz = (v - v @ third for v in (x, y, z))
     return max(_cosine(x, y) - _cosine(x, z), _cosine(hx, hy) - _cosine(hx, hz))
+
+
+def _apart(a: Reference, b: Reference, sigma: float) -> tuple[np.ndarray, ...]:
+    """How two references differ, blurred by *sigma* px: as they are, and *b* in *a*'s light
+    (each channel scaled by the ratio of their mean colours), where their lights differ."""
+    maps = [np.abs(a.image - b.image)]
+    ratio = a.colour / b.colour
+    if float(np.abs(np.log(ratio)).max()) > 0.05:
+        maps.append(np.abs(a.image - b.image * ratio[None, None, :]))
+    return tuple(np.asarray(cv2.GaussianBlur(summed(m), (0, 0), sigma), np.float32) for m in maps)
 
 
 def _cosine(x: np.ndarray, y: np.ndarray) -> float:

@@ -52,11 +52,17 @@ FACES = {f"{n}-{ink}-{fill}-{shape}": (n, ink, fill, shape)
 """Twelve faces, each differing from another in its count, its fill or its shape alone."""
 
 
-def _library(root: Path, left_out: str | None = None) -> Library:
+def _library(root: Path, left_out: str | None = None, solid_light: tuple[float, float, float] = (1.0, 1.0, 1.0)
+             ) -> Library:
+    """The :data:`FACES` but *left_out*, the solid ones photographed in *solid_light* (a gain per
+    channel, BGR: another exposure or white balance than the others')."""
     library = Library.create(root)
     for name, spec in FACES.items():
         if name != left_out:
-            library.register("card", "rect", CARD, card_face(*spec), front=name)
+            face = card_face(*spec)
+            if spec[2] == "solid":
+                face = np.clip(face * np.float32(solid_light), 0, 255).astype(np.uint8)
+            library.register("card", "rect", CARD, face, front=name)
     return library
 
 
@@ -132,6 +138,18 @@ def test_thin_print_framed_otherwise_is_read_under_lamps_low_over_the_table(tmp_
     got = sorted((round(p.center[0] / SCALE), p.front) for p in result.pieces)
     assert got == sorted((round(c[0]), name) for name, c, _a in LAID), (got, result.unknown)
     assert not result.unknown
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("grown", [0.94, 1.06])
+def test_thin_print_is_told_from_its_solid_twin_registered_in_another_exposure(tmp_path: Path,
+                                                                                grown: float) -> None:
+    """Where two faces were photographed in another light, the whole card differs as it is:
+    their print alone says which fill the piece has."""
+    library = _library(tmp_path / "library", solid_light=(0.7 * 0.85, 0.7, 0.7))
+    result = read(_photo(LAID, grown), library, px_per_mm=SCALE)
+    got = sorted((round(p.center[0] / SCALE), p.front) for p in result.pieces)
+    assert got == sorted((round(c[0]), name) for name, c, _a in LAID), (got, result.unknown)
 
 
 @pytest.mark.slow
