@@ -338,22 +338,23 @@ def _lead(top: _Judged, kind_refs: KindRefs, best: Match, runner_up: Match, para
     """How much better *best*'s face matches the piece (*top*: how it was judged) than
     *runner_up*'s on the part where the two faces differ (in colour, or in hue alone where
     that says more; where they differ only faintly, as thin lines do, on where they differ
-    faintly), or None when that part is small. Where the two were registered in another light
-    or exposure, they differ as they are and in their print alone: the larger lead of the two.
-    The runner-up is taken as the image of it at the turn that looks most like *best*'s
-    reference (laid over the piece as well where *best* was)."""
+    faintly), or None when that part is small. Where their mean colours differ (faces
+    registered in another light or exposure differ all over), also where they differ once the
+    runner-up is brought to the best's mean colour: the larger lead of the two. The runner-up
+    is taken as the image of it at the turn that looks most like *best*'s reference (laid over
+    the piece as well where *best* was)."""
     window, seen, a = top.window, top.seen, top.ref
     b = kind_refs.refs[_alike(kind_refs, best.ref, runner_up.face)]
     sigma = params.twin_blur_mm * kind_refs.scale
     if top.warp is not None:  # so is its twin (as the best was, where it cannot be laid itself)
         b = laid(window, b, seen, kind_refs, params) or moved(b, top.warp, kind_refs, params)
-        aparts = _apart(a, b, sigma)
+        aparts = _apart(a, b, sigma, params)
     else:
         pair = (id(a), id(b))
         if pair not in kind_refs.apart:
             if len(kind_refs.apart) >= APART_KEPT:
                 kind_refs.apart.clear()
-            kind_refs.apart[pair] = _apart(a, b, sigma)
+            kind_refs.apart[pair] = _apart(a, b, sigma, params)
         aparts = kind_refs.apart[pair]
     step = params.blur_steps_mm.index(best.blur_mm)
     leads = [_lead_on(apart * seen, window, a.soft[step], b.soft[step], kind_refs, params)
@@ -379,12 +380,12 @@ def _lead_on(apart: np.ndarray, window: np.ndarray, a: np.ndarray, b: np.ndarray
     return max(_cosine(x, y) - _cosine(x, z), _cosine(hx, hy) - _cosine(hx, hz))
 
 
-def _apart(a: Reference, b: Reference, sigma: float) -> tuple[np.ndarray, ...]:
-    """How two references differ, blurred by *sigma* px: as they are, and *b* in *a*'s light
-    (each channel scaled by the ratio of their mean colours), where their lights differ."""
+def _apart(a: Reference, b: Reference, sigma: float, params: Params) -> tuple[np.ndarray, ...]:
+    """How two references differ, blurred by *sigma* px: as they are, and where their mean
+    colours differ (:attr:`Params.twin_light_min`), with *b*'s channels each scaled to *a*'s."""
     maps = [np.abs(a.image - b.image)]
     ratio = a.colour / b.colour
-    if float(np.abs(np.log(ratio)).max()) > 0.05:
+    if float(np.abs(np.log(ratio)).max()) > params.twin_light_min:
         maps.append(np.abs(a.image - b.image * ratio[None, None, :]))
     return tuple(np.asarray(cv2.GaussianBlur(summed(m), (0, 0), sigma), np.float32) for m in maps)
 

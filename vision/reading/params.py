@@ -142,6 +142,10 @@ class Params:
     """... and counts only when it is at least this share of the piece ..."""
     twin_faint_min: float = 0.12
     """... else (faces that differ only in thin lines) where it is over this, if that part counts."""
+    twin_light_min: float = 0.05
+    """Where two faces' mean colours differ by more than this in a channel (natural log: another
+    light, exposure or ink), where they differ is also judged with one brought to the other's
+    mean colour."""
 
     blur_steps_mm: tuple[float, ...] = (0.0, 0.3, 0.6)
     """The blurs a face is tried at against a soft-looking piece (Gaussian sigma, mm)."""
