@@ -357,9 +357,14 @@ def _lead(top: _Judged, kind_refs: KindRefs, best: Match, runner_up: Match, para
             kind_refs.apart[pair] = _apart(a, b, sigma, params)
         aparts = kind_refs.apart[pair]
     step = params.blur_steps_mm.index(best.blur_mm)
-    leads = [_lead_on(apart * seen, window, a.soft[step], b.soft[step], kind_refs, params)
-             for apart in aparts]
-    return max((lead for lead in leads if lead is not None), default=None)
+    lead: float | None = None
+    for apart in aparts:
+        if lead is not None and lead >= 2 * params.margin_min:
+            break  # a larger lead would change neither the verdict nor its confidence
+        found = _lead_on(apart * seen, window, a.soft[step], b.soft[step], kind_refs, params)
+        if found is not None and (lead is None or found > lead):
+            lead = found
+    return lead
 
 
 def _lead_on(apart: np.ndarray, window: np.ndarray, a: np.ndarray, b: np.ndarray, kind_refs: KindRefs,
