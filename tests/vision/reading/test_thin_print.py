@@ -117,15 +117,20 @@ LAID = [("1-red-empty-oval", (80, 110), 0.0), ("2-purple-striped-diamond", (165,
         ("2-purple-empty-diamond", (250, 110), 180.0), ("1-red-striped-oval", (320, 110), 0.0)]
 
 
+def _read_as_laid(library: Library, photo: np.ndarray) -> ReadResult:
+    """*photo* of the :data:`LAID` cards read: each card as its own face (asserted)."""
+    result = read(photo, library, px_per_mm=SCALE)
+    got = sorted((round(p.center[0] / SCALE), p.front) for p in result.pieces)
+    assert got == sorted((round(c[0]), name) for name, c, _a in LAID), (got, result.unknown)
+    return result
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("grown", [0.94, 1.06])
 def test_thin_print_framed_otherwise_than_its_reference_is_read_in_failing_light(tmp_path: Path,
                                                                                  grown: float) -> None:
     library = _library(tmp_path / "library")
-    result = read(_photo(LAID, grown), library, px_per_mm=SCALE)
-    got = sorted((round(p.center[0] / SCALE), p.front) for p in result.pieces)
-    assert got == sorted((round(c[0]), name) for name, c, _a in LAID), (got, result.unknown)
-    assert not result.unknown
+    assert not _read_as_laid(library, _photo(LAID, grown)).unknown
 
 
 @pytest.mark.slow
@@ -134,10 +139,7 @@ def test_thin_print_framed_otherwise_is_read_under_lamps_low_over_the_table(tmp_
                                                                               grown: float) -> None:
     """Light that falls off by a third across a card is no reason to lay its face badly."""
     library = _library(tmp_path / "library")
-    result = read(_photo(LAID, grown, lamp=0.3), library, px_per_mm=SCALE)
-    got = sorted((round(p.center[0] / SCALE), p.front) for p in result.pieces)
-    assert got == sorted((round(c[0]), name) for name, c, _a in LAID), (got, result.unknown)
-    assert not result.unknown
+    assert not _read_as_laid(library, _photo(LAID, grown, lamp=0.3)).unknown
 
 
 @pytest.mark.slow
@@ -146,19 +148,13 @@ def test_thin_print_is_told_from_its_solid_twin_registered_in_another_exposure(t
                                                                                 grown: float) -> None:
     """Where two faces were photographed in another light, the whole card differs as it is:
     their print alone says which fill the piece has."""
-    library = _library(tmp_path / "library", solid_light=(0.7 * 0.85, 0.7, 0.7))
-    result = read(_photo(LAID, grown), library, px_per_mm=SCALE)
-    got = sorted((round(p.center[0] / SCALE), p.front) for p in result.pieces)
-    assert got == sorted((round(c[0]), name) for name, c, _a in LAID), (got, result.unknown)
+    _read_as_laid(_library(tmp_path / "library", solid_light=(0.7 * 0.85, 0.7, 0.7)), _photo(LAID, grown))
 
 
 @pytest.mark.slow
 def test_thin_print_seen_a_little_slanted_is_read(tmp_path: Path) -> None:
     """The cloth along a slanted card's edges is no print the face fails to explain."""
-    library = _library(tmp_path / "library")
-    result = read(_photo(LAID, 1.0, slant=0.04), library, px_per_mm=SCALE)
-    got = sorted((round(p.center[0] / SCALE), p.front) for p in result.pieces)
-    assert got == sorted((round(c[0]), name) for name, c, _a in LAID), (got, result.unknown)
+    _read_as_laid(_library(tmp_path / "library"), _photo(LAID, 1.0, slant=0.04))
 
 
 @pytest.mark.slow
