@@ -69,7 +69,7 @@ class KindRefs:
     any image and turn) that looks most like it; worked out when first needed."""
     apart: dict[tuple[int, int], tuple[np.ndarray, ...]] = field(default_factory=dict)
     """How two references (by their ids) differ, blurred to symbol size, as they are and (where
-    they were registered in another light) one in the other's light: worked out when first
+    their mean colours differ) one brought to the other's: worked out when first
     needed, for a piece's best reference and the runner-up's most like it (at most
     :data:`APART_KEPT` of them)."""
 
