@@ -6,11 +6,11 @@ face (:mod:`~vision.reading.faces`: each of its images, at each turn the outline
 slid over it a little way; the score is the normalised cross-correlation over the piece's
 visible part, each colour channel less its own best plane, so that a change of light's
 strength, a tint laid over the whole piece or light falling off across it does not count, and
-what is printed in which colour does. At the best place, the aligned difference (the piece less
-the face scaled to it) is smoothed to symbol size: its worst patch says whether some part of the
-piece is something the face does not explain. A piece that no face is named for, though one
-correlates well, is judged again with each face laid over it (moved, turned, and for a rect
-scaled and sheared a little, as another camera or a crop's framing makes a print differ).
+what is printed in which colour does. The best face is judged closely
+(:mod:`~vision.reading.judge`): what of the piece it leaves unexplained. A piece that no face
+is named for, though one correlates well, is judged again with each face laid over it (moved,
+turned, and for a rect scaled and sheared a little, as another camera or a crop's framing makes
+a print differ).
 """
 
 from __future__ import annotations
@@ -33,10 +33,10 @@ from vision.reading.faces import (
     lay,
     mean_colour,
     moved,
-    power_over,
     summed,
 )
 from vision.reading.fit import Placement
+from vision.reading.judge import Fit, aligned, unexplained
 from vision.reading.params import Params
 
 
@@ -132,7 +132,7 @@ class _Judged:
     """One face judged on a piece: its fit, the reference that gave it, and where."""
 
     face: str
-    fit: _Fit | None
+    fit: Fit | None
     ref: Reference
     index: int
     cut: Cut
@@ -176,7 +176,7 @@ def compare(cuts: list[Cut], kind_refs: KindRefs, params: Params, stride: int = 
         _top, c, index, (dx, dy) = slid[face]
         cut, ref = cuts[c], kind_refs.refs[index]
         window, seen = cut.patch[dy:dy + h, dx:dx + w], weight * cut.visible[dy:dy + h, dx:dx + w]
-        fit = _aligned(window, ref, seen, bool(np.array_equal(seen, weight)), params)
+        fit = aligned(window, ref, seen, bool(np.array_equal(seen, weight)), params)
         plain.append(_Judged(face, fit, ref, index, cut, (dx, dy), window, seen))
     matches = _ranked(plain, kind_refs, params)
     if named is None or matches[0].score < params.lay_score_min or named(matches):
@@ -219,7 +219,7 @@ def _laid_better(judged: _Judged, where: _Judged, warp: np.ndarray, kind_refs: K
     correlates better than it did (*was*, if not *judged*); else as it was, laying tried."""
     before = judged if was is None else was
     ref = moved(judged.ref, warp, kind_refs, params)
-    fit = _aligned(where.window, ref, where.seen, bool(np.array_equal(where.seen, kind_refs.weight)), params)
+    fit = aligned(where.window, ref, where.seen, bool(np.array_equal(where.seen, kind_refs.weight)), params)
     if fit is None or (before.fit is not None and fit.score <= before.fit.score):
         return replace(before, tried=True)
     return replace(judged, fit=fit, ref=ref, warp=warp, cut=where.cut, place=where.place, window=where.window,
@@ -264,7 +264,7 @@ def _ranked(judged: list[_Judged], kind_refs: KindRefs, params: Params) -> list[
     order = sorted(range(len(matches)), key=lambda i: matches[i].score, reverse=True)
     top = judged[order[0]]
     if top.fit is not None:  # only the best face's residual is judged
-        residual, worst = _residual(top.fit, kind_refs.scale, params)
+        residual, worst = unexplained(top.fit, kind_refs.scale, params)
         seen_colour = mean_colour(top.window, top.fit.seen)
         b, g, r = (float(v) for v in np.log(seen_colour / top.ref.colour))
         matches[order[0]] = replace(matches[order[0]], residual=residual, tint=(b, g, r), worst_px=worst)
@@ -399,86 +399,3 @@ def _cosine(x: np.ndarray, y: np.ndarray) -> float:
     """The cosine of the angle between two arrays as vectors (0 where either is nought)."""
     d = math.sqrt(float(np.vdot(x, x)) * float(np.vdot(y, y)))
     return float(np.vdot(x, y)) / d if d > 1e-12 else 0.0
-
-
-@dataclass(frozen=True)
-class _Fit:
-    """A face laid over the window at its best blur: the correlation, and what the residual needs."""
-
-    score: float
-    blur_mm: float
-    piece: np.ndarray
-    """The window less its best plane, zero outside the judged part."""
-    face: np.ndarray
-    """The face at that blur (centred over the kind's compared part)."""
-    gain: float
-    """The face scaled by this is nearest the piece."""
-    seen: np.ndarray
-    """The part judged (the piece's shape where no other piece covers it)."""
-    power: float
-    """The sum of :attr:`piece` squared."""
-
-
-def _aligned(window: np.ndarray, face: Reference, seen: np.ndarray, whole: bool,
-             params: Params) -> _Fit | None:
-    """The correlation of *window* and *face* over *seen* (*whole*: the kind's whole compared
-    part), the face first blurred as much as the piece looks blurred (the one of
-    :attr:`Params.blur_steps_mm` it correlates best at), so that the camera's softness is no
-    difference; None where *seen* is too small or flat."""
-    count = float(seen.sum())
-    if 3.0 * count < 12:
-        return None
-    p = centred(window, seen)
-    pp = float(np.vdot(p, p))
-    if pp < 1e-9:
-        return None
-    soft = face.soft.reshape(len(face.soft), -1)
-    # *p* has no plane left over *seen*: the face's product with it needs no centring there
-    pf = soft @ p.ravel()
-    ff = face.power if whole else power_over(face, seen)  # the face's spread over what is seen
-    scores = np.where(ff > 1e-9, pf / np.sqrt(np.maximum(ff, 1e-9) * pp), -np.inf)
-    step = int(np.argmax(scores))
-    if not math.isfinite(float(scores[step])):
-        return None
-    return _Fit(float(scores[step]), params.blur_steps_mm[step], p, face.soft[step],
-                float(pf[step] / ff[step]), seen, pp)
-
-
-def _residual(fit: _Fit, scale: float, params: Params) -> tuple[float, tuple[int, int] | None]:
-    """How far the worst smoothed patch of what is left of the piece, once the face (scaled and
-    shifted to it) is taken away, stands out of the median patch, in units of the piece's own
-    spread; and where that patch is in the window (px). A band along the outline of what is
-    judged is left out (:attr:`Params.residual_rim_mm`) where enough is left without it."""
-    seen = fit.seen
-    n = 3.0 * float(seen.sum())
-    face = centred(fit.face, seen)
-    spread = math.sqrt(fit.power / n * 3.0)
-    left = summed(np.abs(fit.piece - fit.gain * face)) / spread
-    if params.residual_slack_mm > 0:
-        # a face's edges laid a little off leave a difference along them that they explain
-        shown = fit.gain * face
-        steep = summed(np.abs(cv2.Sobel(shown, cv2.CV_32F, 1, 0, ksize=3)) +
-                        np.abs(cv2.Sobel(shown, cv2.CV_32F, 0, 1, ksize=3))) / 8.0
-        left = np.maximum(left - params.residual_slack_mm * scale * steep / spread, 0.0)
-    sigma = params.residual_patch_mm * scale
-    rim = round(params.residual_rim_mm * scale)
-    for part in ([_inner(seen, rim)] if rim > 0 else []) + [seen]:
-        # beyond the part is no piece: a patch at its edge is judged on its inner part alone
-        smooth = cv2.GaussianBlur(left * part, (0, 0), sigma, borderType=cv2.BORDER_CONSTANT)
-        cover = cv2.GaussianBlur(part, (0, 0), sigma, borderType=cv2.BORDER_CONSTANT)
-        judged = cover > 0.75
-        if judged.any():
-            break
-    if not judged.any():
-        return math.inf, None
-    level = np.where(judged, smooth / np.maximum(cover, 1e-6), -np.inf)
-    # a part the face does not explain stands out of the difference's level over the piece
-    # (which blur, grain and a slightly wrong turn raise all over)
-    y, x = np.unravel_index(int(np.argmax(level)), level.shape)
-    return float(level[y, x] - np.median(level[judged])), (int(x), int(y))
-
-
-def _inner(seen: np.ndarray, rim_px: int) -> np.ndarray:
-    """*seen* less a band *rim_px* wide along its outline."""
-    kernel = np.ones((2 * rim_px + 1, 2 * rim_px + 1), np.uint8)
-    return np.asarray(cv2.erode(seen, kernel, borderType=cv2.BORDER_CONSTANT, borderValue=0), np.float32)

@@ -1,0 +1,102 @@
+"""A face judged on a piece: how well it correlates, and what of the piece it leaves unexplained.
+
+The correlation is taken over the piece's visible part, each colour channel less its own best
+plane (:func:`~vision.reading.faces.centred`). What is left once the face, scaled to the piece,
+is taken away is smoothed to symbol size: its worst patch says whether some part of the piece is
+something the face does not explain.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.reading.faces import Reference, centred, power_over, summed
+from vision.reading.params import Params
+
+
+@dataclass(frozen=True)
+class Fit:
+    """A face laid over the window at its best blur: the correlation, and what the residual needs."""
+
+    score: float
+    blur_mm: float
+    piece: np.ndarray
+    """The window less its best plane, zero outside the judged part."""
+    face: np.ndarray
+    """The face at that blur (centred over the kind's compared part)."""
+    gain: float
+    """The face scaled by this is nearest the piece."""
+    seen: np.ndarray
+    """The part judged (the piece's shape where no other piece covers it)."""
+    power: float
+    """The sum of :attr:`piece` squared."""
+
+
+def aligned(window: np.ndarray, face: Reference, seen: np.ndarray, whole: bool,
+            params: Params) -> Fit | None:
+    """The correlation of *window* and *face* over *seen* (*whole*: the kind's whole compared
+    part), the face first blurred as much as the piece looks blurred (the one of
+    :attr:`Params.blur_steps_mm` it correlates best at), so that the camera's softness is no
+    difference; None where *seen* is too small or flat."""
+    count = float(seen.sum())
+    if 3.0 * count < 12:
+        return None
+    p = centred(window, seen)
+    pp = float(np.vdot(p, p))
+    if pp < 1e-9:
+        return None
+    soft = face.soft.reshape(len(face.soft), -1)
+    # *p* has no plane left over *seen*: the face's product with it needs no centring there
+    pf = soft @ p.ravel()
+    ff = face.power if whole else power_over(face, seen)  # the face's spread over what is seen
+    scores = np.where(ff > 1e-9, pf / np.sqrt(np.maximum(ff, 1e-9) * pp), -np.inf)
+    step = int(np.argmax(scores))
+    if not math.isfinite(float(scores[step])):
+        return None
+    return Fit(float(scores[step]), params.blur_steps_mm[step], p, face.soft[step],
+                float(pf[step] / ff[step]), seen, pp)
+
+
+def unexplained(fit: Fit, scale: float, params: Params) -> tuple[float, tuple[int, int] | None]:
+    """How far the worst smoothed patch of what is left of the piece, once the face (scaled and
+    shifted to it) is taken away, stands out of the median patch, in units of the piece's own
+    spread; and where that patch is in the window (px). A band along the outline of what is
+    judged is left out (:attr:`Params.residual_rim_mm`) where enough is left without it."""
+    seen = fit.seen
+    n = 3.0 * float(seen.sum())
+    face = centred(fit.face, seen)
+    spread = math.sqrt(fit.power / n * 3.0)
+    left = summed(np.abs(fit.piece - fit.gain * face)) / spread
+    if params.residual_slack_mm > 0:
+        # a face's edges laid a little off leave a difference along them that they explain
+        shown = fit.gain * face
+        steep = summed(np.abs(cv2.Sobel(shown, cv2.CV_32F, 1, 0, ksize=3)) +
+                        np.abs(cv2.Sobel(shown, cv2.CV_32F, 0, 1, ksize=3))) / 8.0
+        left = np.maximum(left - params.residual_slack_mm * scale * steep / spread, 0.0)
+    sigma = params.residual_patch_mm * scale
+    rim = round(params.residual_rim_mm * scale)
+    for part in ([_inner(seen, rim)] if rim > 0 else []) + [seen]:
+        # beyond the part is no piece: a patch at its edge is judged on its inner part alone
+        smooth = cv2.GaussianBlur(left * part, (0, 0), sigma, borderType=cv2.BORDER_CONSTANT)
+        cover = cv2.GaussianBlur(part, (0, 0), sigma, borderType=cv2.BORDER_CONSTANT)
+        judged = cover > 0.75
+        if judged.any():
+            break
+    if not judged.any():
+        return math.inf, None
+    level = np.where(judged, smooth / np.maximum(cover, 1e-6), -np.inf)
+    # a part the face does not explain stands out of the difference's level over the piece
+    # (which blur, grain and a slightly wrong turn raise all over)
+    y, x = np.unravel_index(int(np.argmax(level)), level.shape)
+    return float(level[y, x] - np.median(level[judged])), (int(x), int(y))
+
+
+def _inner(seen: np.ndarray, rim_px: int) -> np.ndarray:
+    """*seen* less a band *rim_px* wide along its outline."""
+    kernel = np.ones((2 * rim_px + 1, 2 * rim_px + 1), np.uint8)
+    return np.asarray(cv2.erode(seen, kernel, borderType=cv2.BORDER_CONSTANT, borderValue=0), np.float32)
+
