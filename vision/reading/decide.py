@@ -1,8 +1,9 @@
 """Stage 5: known, face down, or unknown.
 
-A face is named only when three things hold: its correlation clears an absolute bar, it beats
-every other face of the kind (and the back) by a clear margin, and the aligned difference leaves
-no patch that the face does not explain. Anything else is unknown: never a guess.
+A face is named only when three things hold: its correlation (with the piece as it is or less
+the light's shade across it) clears an absolute bar, it beats every other face of the kind (and
+the back) by a clear margin, and the aligned difference leaves no patch that the face does not
+explain. Anything else is unknown: never a guess.
 """
 
 from __future__ import annotations
@@ -29,10 +30,10 @@ def decide(matches: list[Match], params: Params) -> Verdict:
     best = matches[0]
     runner_up = matches[1].score if len(matches) > 1 else -1.0
     margin = best.score - runner_up if best.lead is None else max(best.lead, best.score - runner_up)
-    known = (best.score >= params.score_min and margin >= params.margin_min
-             and best.residual <= params.residual_max)
+    score = best.bar_score
+    known = score >= params.score_min and margin >= params.margin_min and best.residual <= params.residual_max
     if not known:
         return Verdict(None, best, margin, 0.0)
-    confidence = min(1.0, (best.score - params.score_min) / (1.0 - params.score_min),
+    confidence = min(1.0, (score - params.score_min) / (1.0 - params.score_min),
                      margin / (2 * params.margin_min), 1.0 - best.residual / (2 * params.residual_max))
     return Verdict(best.face, best, margin, max(0.0, confidence))

@@ -124,7 +124,8 @@ def mean_colour(image: np.ndarray, weight: np.ndarray) -> np.ndarray:
     return np.asarray(np.maximum(_mean(image, weight), np.float32(1e-3)), np.float32)
 
 
-def _blurred(image: np.ndarray, sigma_px: float) -> np.ndarray:
+def blurred(image: np.ndarray, sigma_px: float) -> np.ndarray:
+    """*image* blurred by *sigma_px* (Gaussian; as it is where that is nought)."""
     return image if sigma_px <= 0 else np.asarray(cv2.GaussianBlur(image, (0, 0), sigma_px), np.float32)
 
 
@@ -266,7 +267,7 @@ def _reference(face: str, turn_deg: float, image: np.ndarray, colour: np.ndarray
     """*image* (the kind's size at its comparison scale) as a :class:`Reference`."""
     weight = kind_refs.weight
     level = centred(image, weight)
-    soft = np.stack([level if blur_mm <= 0 else centred(_blurred(image, blur_mm * kind_refs.scale), weight)
+    soft = np.stack([level if blur_mm <= 0 else centred(blurred(image, blur_mm * kind_refs.scale), weight)
                      for blur_mm in params.blur_steps_mm])
     flat = soft.reshape(len(soft), -1)
     return Reference(face, turn_deg, image, soft, (flat * flat).sum(axis=1), level,

@@ -7,10 +7,10 @@ slid over it a little way; the score is the normalised cross-correlation over th
 visible part, each colour channel less its own best plane, so that a change of light's
 strength, a tint laid over the whole piece or light falling off across it does not count, and
 what is printed in which colour does. The best face is judged closely
-(:mod:`~vision.reading.judge`): what of the piece it leaves unexplained. A piece that no face
-is named for, though one correlates well, is judged again with each face laid over it (moved,
-turned, and for a rect scaled and sheared a little, as another camera or a crop's framing makes
-a print differ).
+(:mod:`~vision.reading.judge`): what of the piece it leaves unexplained, as the piece is and
+once the light's shade across it is taken off. A piece that no face is named for, though one
+correlates well, is judged again with each face laid over it (moved, turned, and for a rect
+scaled and sheared a little, as another camera or a crop's framing makes a print differ).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from vision.reading.faces import (
     summed,
 )
 from vision.reading.fit import Placement
-from vision.reading.judge import Fit, aligned, unexplained
+from vision.reading.judge import Fit, aligned, unexplained, unshaded
 from vision.reading.params import Params
 
 
@@ -63,6 +63,14 @@ class Match:
     tint: tuple[float, float, float] | None = None
     """For the best face: the piece's mean colour over the face's, per channel, as logarithms
     (the light's colour, where the face is right)."""
+    lit_score: float | None = None
+    """For the best face: its correlation with the piece once the light's shade across the piece
+    is taken off (:func:`~vision.reading.judge.unshaded`); None for the others."""
+
+    @property
+    def bar_score(self) -> float:
+        """The score the bars are set on: the better of :attr:`score` and :attr:`lit_score`."""
+        return self.score if self.lit_score is None else max(self.score, self.lit_score)
 
 
 def cut_out(view: np.ndarray, piece: Placement, size: tuple[int, int], margin_px: int,
@@ -179,7 +187,7 @@ def compare(cuts: list[Cut], kind_refs: KindRefs, params: Params, stride: int = 
         fit = aligned(window, ref, seen, bool(np.array_equal(seen, weight)), params)
         plain.append(_Judged(face, fit, ref, index, cut, (dx, dy), window, seen))
     matches = _ranked(plain, kind_refs, params)
-    if named is None or matches[0].score < params.lay_score_min or named(matches):
+    if named is None or matches[0].bar_score < params.lay_score_min or named(matches):
         return matches
     return _ranked(_laid_over(plain, kind_refs, params), kind_refs, params)
 
@@ -263,11 +271,20 @@ def _ranked(judged: list[_Judged], kind_refs: KindRefs, params: Params) -> list[
                      math.inf, j.place, j.index, 0.0 if j.fit is None else j.fit.blur_mm) for j in judged]
     order = sorted(range(len(matches)), key=lambda i: matches[i].score, reverse=True)
     top = judged[order[0]]
-    if top.fit is not None:  # only the best face's residual is judged
-        residual, worst = unexplained(top.fit, kind_refs.scale, params)
-        seen_colour = mean_colour(top.window, top.fit.seen)
-        b, g, r = (float(v) for v in np.log(seen_colour / top.ref.colour))
-        matches[order[0]] = replace(matches[order[0]], residual=residual, tint=(b, g, r), worst_px=worst)
+    if top.fit is not None:  # only the best face's residual is judged: as the piece is, or unshaded
+        fit = top.fit
+        residual, worst = unexplained(fit, kind_refs.scale, params)
+        b, g, r = (float(v) for v in np.log(mean_colour(top.window, fit.seen) / top.ref.colour))
+        lit = None
+        if fit.score < params.score_min or residual > params.residual_max:  # else no bar it could change
+            shadeless = unshaded(top.window, top.ref, fit, kind_refs.scale, params)
+            whole = bool(np.array_equal(fit.seen, kind_refs.weight))
+            lit = aligned(shadeless, top.ref, fit.seen, whole, params)
+            if lit is not None:
+                residual, worst = min((residual, worst), unexplained(lit, kind_refs.scale, params),
+                                      key=lambda found: found[0])
+        matches[order[0]] = replace(matches[order[0]], residual=residual, tint=(b, g, r), worst_px=worst,
+                                    lit_score=None if lit is None else lit.score)
     matches = [matches[i] for i in order]
     if len(matches) > 1:
         best, runner_up = matches[0], matches[1]
@@ -340,9 +357,11 @@ def _lead(top: _Judged, kind_refs: KindRefs, best: Match, runner_up: Match, para
     that says more; where they differ only faintly, as thin lines do, on where they differ
     faintly), or None when that part is small. Where their mean colours differ (faces
     registered in another light or exposure differ all over), also where they differ once the
-    runner-up is brought to the best's mean colour: the larger lead of the two. The runner-up
-    is taken as the image of it at the turn that looks most like *best*'s reference (laid over
-    the piece as well where *best* was)."""
+    runner-up is brought to the best's mean colour: the larger lead of the two. Where the
+    runner-up matches better by :attr:`Params.margin_min` in colour or in hue on either part,
+    that (negative) is the lead: evidence against is no lead. The runner-up is taken as the image
+    of it at the turn that looks most like *best*'s reference (laid over the piece as well where
+    *best* was)."""
     window, seen, a = top.window, top.seen, top.ref
     b = kind_refs.refs[_alike(kind_refs, best.ref, runner_up.face)]
     sigma = params.twin_blur_mm * kind_refs.scale
@@ -359,18 +378,21 @@ def _lead(top: _Judged, kind_refs: KindRefs, best: Match, runner_up: Match, para
     step = params.blur_steps_mm.index(best.blur_mm)
     lead: float | None = None
     for apart in aparts:
-        if lead is not None and lead >= 2 * params.margin_min:
-            break  # a larger lead would change neither the verdict nor its confidence
         found = _lead_on(apart * seen, window, a.soft[step], b.soft[step], kind_refs, params)
-        if found is not None and (lead is None or found > lead):
-            lead = found
+        if found is None:
+            continue
+        if min(found) <= -params.margin_min:
+            return min(found)  # the runner-up clearly better in colour or in hue: no lead
+        lead = max(found) if lead is None else max(lead, *found)
+        if lead >= 2 * params.margin_min:
+            break  # a larger lead would change neither the verdict nor its confidence
     return lead
 
 
 def _lead_on(apart: np.ndarray, window: np.ndarray, a: np.ndarray, b: np.ndarray, kind_refs: KindRefs,
-             params: Params) -> float | None:
+             params: Params) -> tuple[float, float] | None:
     """How much better *a* matches *window* than *b* does where *apart* (how they differ) is
-    large; None where that part is small."""
+    large, in colour and in hue alone; None where that part is small."""
     weight = kind_refs.weight
     part = apart > params.twin_difference_min
     if part.sum() < params.twin_part_min * weight.sum():
@@ -382,7 +404,7 @@ def _lead_on(apart: np.ndarray, window: np.ndarray, a: np.ndarray, b: np.ndarray
     x, y, z = (v - v.mean(axis=0) for v in (window[part], a[part], b[part]))
     third = np.full((3, 1), 1.0 / 3.0, np.float32)
     hx, hy, hz = (v - v @ third for v in (x, y, z))
-    return max(_cosine(x, y) - _cosine(x, z), _cosine(hx, hy) - _cosine(hx, hz))
+    return _cosine(x, y) - _cosine(x, z), _cosine(hx, hy) - _cosine(hx, hz)
 
 
 def _apart(a: Reference, b: Reference, sigma: float, params: Params) -> tuple[np.ndarray, ...]:

@@ -3,7 +3,9 @@
 The correlation is taken over the piece's visible part, each colour channel less its own best
 plane (:func:`~vision.reading.faces.centred`). What is left once the face, scaled to the piece,
 is taken away is smoothed to symbol size: its worst patch says whether some part of the piece is
-something the face does not explain.
+something the face does not explain. Light and shade that a plane does not follow (the band of a
+shadow, a patch of glare: darker or lighter in every channel alike, over the print and the
+paper round it) are found against the face and taken off the piece first (:func:`unshaded`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.reading.faces import Reference, centred, power_over, summed
+from vision.reading.faces import Reference, blurred, centred, power_over, summed
 from vision.reading.params import Params
 
 
@@ -100,3 +102,29 @@ def _inner(seen: np.ndarray, rim_px: int) -> np.ndarray:
     kernel = np.ones((2 * rim_px + 1, 2 * rim_px + 1), np.uint8)
     return np.asarray(cv2.erode(seen, kernel, borderType=cv2.BORDER_CONSTANT, borderValue=0), np.float32)
 
+
+def unshaded(window: np.ndarray, face: Reference, fit: Fit, scale: float, params: Params) -> np.ndarray:
+    """*window* (float BGR) with the light's shade across it taken off: its ratio to *face* (at
+    *fit*'s blur), less that ratio's median, the same in every channel; found where the face is
+    paper (at least :attr:`Params.shade_paper_share` of its lightest) and that ratio is grey
+    (:attr:`Params.shade_hue_max`), smoothed (:attr:`Params.shade_blur_mm`), filled in over the
+    print from the paper round it, and at most :attr:`Params.shade_max` either way."""
+    seen = fit.seen > 0
+    shown = blurred(face.image, fit.blur_mm * scale)
+    ratio = np.log(np.maximum(window, _DARKEST)) - np.log(np.maximum(shown, _DARKEST))
+    ratio -= np.median(ratio[seen], axis=0)
+    grey = ratio.mean(axis=2)
+    light = shown.mean(axis=2)
+    paper = seen & (light >= params.shade_paper_share * float(np.quantile(light[seen], 0.95)))
+    paper = cv2.erode(paper.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0  # not the print's blurred edge
+    paper &= np.abs(ratio - grey[:, :, None]).max(axis=2) < params.shade_hue_max  # no ink the face lacks
+    weight = paper.astype(np.float32)
+    sigma = params.shade_blur_mm * scale
+    spread = cv2.GaussianBlur(weight, (0, 0), sigma)
+    shade = cv2.GaussianBlur(grey * weight, (0, 0), sigma) / np.maximum(spread, 1e-6)
+    shade = np.clip(np.where(spread > 1e-6, shade, 0.0), -params.shade_max, params.shade_max)
+    return np.asarray(window / np.exp(shade)[:, :, None], np.float32)
+
+
+_DARKEST = 0.02
+"""The darkest a pixel (0-1) is taken as, where ratios of light are taken: a camera's black level."""

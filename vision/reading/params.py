@@ -117,9 +117,9 @@ class Params:
     leftover_shift_max_mm: float = 10.0
     """... but no further than this (mm)."""
     lay_score_min: float = 0.5
-    """A piece whose best face correlates at least this well but is not named is compared
-    again, each face laid over it a little moved, turned, scaled and sheared (a print's or a crop's
-    tolerance, a slight slant) where that correlates better (-1..1) ..."""
+    """A piece whose best face correlates at least this well (as it is, or less its shade) but is
+    not named is compared again, each face laid over it a little moved, turned, scaled and sheared
+    (a print's or a crop's tolerance, a slight slant) where that correlates better (-1..1) ..."""
     lay_scale_max: float = 0.1
     """... a rect's by at most this share larger or smaller in any direction (a disc's print is
     as large as its outline: it is only moved and turned) ..."""
@@ -151,10 +151,12 @@ class Params:
     """The blurs a face is tried at against a soft-looking piece (Gaussian sigma, mm)."""
 
     score_min: float = 0.75
-    """A face is reported only when its correlation with the piece is at least this (-1..1)."""
+    """A face is reported only when its correlation with the piece (as it is, or less its shade) is
+    at least this (-1..1) ..."""
     margin_min: float = 0.08
     """... and beats every other face (and the back) by at least this, in correlation over the
-    whole piece or where the best and the runner-up differ (in colour or in hue alone)."""
+    whole piece or where the best and the runner-up differ (in colour or in hue alone, and the
+    runner-up not better by this much in the other) ..."""
     residual_max: float = 1.0
     """... and no patch of the aligned difference, per unit of the piece's own contrast, is
     over this (a missing or extra symbol, another colour, a fill)."""
@@ -163,6 +165,18 @@ class Params:
     every piece named) by at most this between two channels (natural log: 0.5 is one channel
     two thirds more than another); lighter or darker in every channel alike (a shadow) does not
     count. The same print in another colour is another face."""
+    shade_blur_mm: float = 2.0
+    """Before the best face is judged closely, the light's shade across the piece is taken off (a
+    shadow's band, glare: what a plane does not follow): its ratio to the face, smoothed by this
+    (Gaussian sigma, mm) ..."""
+    shade_paper_share: float = 0.8
+    """... found where the face is at least this share as light as its lightest (its paper) ..."""
+    shade_hue_max: float = 0.1
+    """... and that ratio is grey, no channel more than this from the others' mean (natural log:
+    ink the face lacks is no shade) ..."""
+    shade_max: float = 0.5
+    """... and taken as at most this much lighter or darker (natural log). The bars on the score
+    and the residual hold for the piece with its shade taken off or as it is."""
     residual_slack_mm: float = 0.3
     """A face laid this far off explains the difference along its edges (mm)."""
     residual_patch_mm: float = 2.5

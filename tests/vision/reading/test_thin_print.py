@@ -68,14 +68,18 @@ def _library(root: Path, left_out: str | None = None, solid_light: tuple[float, 
 
 def _photo(faces: list[tuple[str, tuple[float, float], float]], grown: float,
            specs: dict[str, tuple[int, str, str, str]] = FACES, slant: float = 0.0,
-           lamp: float = 0.0) -> np.ndarray:
+           lamp: float = 0.0, shade: str = "") -> np.ndarray:
     """The cards on a dark cloth, their print *grown*, their corners rounded to the cloth and
     the light falling off to half from the right of the table to its left; each card seen
     *slanted* (its top end that share narrower than its bottom, the cloth showing beside it);
     lamps low over the table, each *lamp* brighter than between them (every 170 mm: the light
-    falls off steeply across a card)."""
+    falls off steeply across a card); and a *shade* over the table's middle: ``"band"``, a
+    shadow 20 mm wide and a quarter darker across the top of every card, its edges 3 mm soft, or
+    ``"glare"``, a lamp's reflection on the cards' gloss, up to 30 % of the way to white along a
+    wedge every 85 mm."""
     table = cloth(420, 220, seed=5)
     table[:] = table // 3
+    cards = np.zeros_like(table)  # where the cards lie: glare shows on their gloss alone
     for name, centre, angle in faces:
         face = _slanted(card_face(*specs[name], grown=grown), slant, table.mean(axis=(0, 1)))
         corners = np.full(face.shape[:2], 255, np.uint8)
@@ -87,11 +91,20 @@ def _photo(faces: list[tuple[str, tuple[float, float], float]], grown: float,
             corners[(keep == 0) & _beyond(face.shape[:2], x, y)] = 0
         shown = np.where(corners[:, :, None] > 0, face, table.mean(axis=(0, 1)).astype(np.uint8))
         put(table, shown, CARD, centre, angle)
+        put(cards, np.full_like(face, 255), CARD, centre, angle)
     ramp = np.linspace(0.5, 1.0, table.shape[1], dtype=np.float32)[None, :, None]
     if lamp:
         xs = np.arange(table.shape[1], dtype=np.float32)[None, :, None]
         ramp = ramp * (1.0 - lamp * (0.5 + 0.5 * np.sin(2 * np.pi * xs / (170 * SCALE))))
-    return np.clip(table * ramp, 0, 255).astype(np.uint8)
+    lit = table * ramp
+    y_mm, x_mm = np.mgrid[0:table.shape[0], 0:table.shape[1]].astype(np.float32) / SCALE
+    if shade == "band":  # the shadow of something between the lamp and the table, its edges soft
+        band = np.where(np.abs(y_mm - 80 - 0.02 * x_mm) < 10, 0.75, 1.0).astype(np.float32)
+        lit *= cv2.GaussianBlur(band, (0, 0), 1.5 * SCALE)[:, :, None]
+    elif shade == "glare":  # a wedge, brightest along its middle, every 85 mm
+        wedge = np.clip(1.0 - np.abs((x_mm - 0.5 * y_mm) % 85 - 42) / 8, 0.0, 1.0)[:, :, None]
+        lit += 0.3 * wedge * (cards / 255.0) * np.maximum(255.0 - lit, 0.0)
+    return np.clip(lit, 0, 255).astype(np.uint8)
 
 
 def _slanted(face: np.ndarray, share: float, cloth_bgr: np.ndarray) -> np.ndarray:
@@ -149,6 +162,29 @@ def test_thin_print_is_told_from_its_solid_twin_registered_in_another_exposure(t
     """Where two faces were photographed in another light, the whole card differs as it is:
     their print alone says which fill the piece has."""
     _read_as_laid(_library(tmp_path / "library", solid_light=(0.7 * 0.85, 0.7, 0.7)), _photo(LAID, grown))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("shade", ["band", "glare"])
+def test_thin_print_is_read_under_a_shadows_band_or_a_glare(tmp_path: Path, shade: str) -> None:
+    """A shadow's sharp edge or a lamp's reflection across a card darkens or lightens its paper
+    and its print alike: no part of the card the face fails to explain."""
+    _read_as_laid(_library(tmp_path / "library"), _photo(LAID, 1.0, shade=shade))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("shade", ["band", "glare"])
+def test_a_thin_print_the_library_lacks_is_unknown_under_a_shadow_or_a_glare(tmp_path: Path,
+                                                                               shade: str) -> None:
+    """Taking the light's shade off a card leaves the print the face lacks: an outline without
+    its stripes is not its striped twin. (A striped print without its solid twin is: see
+    :func:`test_a_striped_print_the_library_lacks_is_not_named_as_its_solid_twin`.)"""
+    for left_out in ("1-red-empty-oval", "2-purple-empty-diamond"):
+        library = _library(tmp_path / left_out, left_out=left_out)
+        where = next(c[0] for name, c, _a in LAID if name == left_out)
+        result = read(_photo(LAID, 1.0, shade=shade), library, px_per_mm=SCALE)
+        named = [p for p in result.pieces if math.isclose(p.center[0] / SCALE, where, abs_tol=3)]
+        assert not named, named
 
 
 @pytest.mark.slow
@@ -210,3 +246,22 @@ def _assert_twins_read(tmp_path: Path, twins: dict[str, tuple[int, str, str, str
     result = read(_photo(laid, grown, twins), library, px_per_mm=SCALE)
     got = sorted((round(p.center[0] / SCALE), p.front) for p in result.pieces)
     assert got == sorted((round(c[0]), name) for name, c, _a in laid), (got, result.unknown)
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="in a light that lacks green, purple and green ink differ less than "
+                                       "a reference framed 0.75 mm off does: the correlation, and the lead "
+                                       "where the two faces differ, weigh the framing more than the ink "
+                                       "(issue 27)")
+def test_thin_prints_in_two_inks_are_not_named_as_each_other_in_a_light_lacking_one(tmp_path: Path) -> None:
+    library = Library.create(tmp_path / "library")
+    green, purple = (card_face(1, ink, "empty", "diamond") for ink in ("green", "purple"))
+    off = np.float32([[1, 0, 0.75 * DRAWN], [0, 1, 0.75 * DRAWN]])  # the purple one cropped 0.75 mm off
+    purple = cv2.warpAffine(purple, off, purple.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
+    library.register("card", "rect", CARD, green, front="1-green-empty-diamond")
+    library.register("card", "rect", CARD, purple, front="1-purple-empty-diamond")
+    laid = [("1-purple-empty-diamond", (80 + 85 * i, 110), 90.0 * i) for i in range(4)]
+    specs = {"1-purple-empty-diamond": (1, "purple", "empty", "diamond")}
+    pink = np.clip(_photo(laid, 1.0, specs) * np.float32((0.8, 0.55, 1.0)), 0, 255).astype(np.uint8)
+    result = read(pink, library, px_per_mm=SCALE)
+    assert not [p.front for p in result.pieces if p.front != "1-purple-empty-diamond"], result.pieces
