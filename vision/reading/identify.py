@@ -187,7 +187,7 @@ def compare(cuts: list[Cut], kind_refs: KindRefs, params: Params, stride: int = 
         fit = aligned(window, ref, seen, bool(np.array_equal(seen, weight)), params)
         plain.append(_Judged(face, fit, ref, index, cut, (dx, dy), window, seen))
     matches = _ranked(plain, kind_refs, params)
-    if named is None or matches[0].bar_score < params.lay_score_min or named(matches):
+    if named is None or matches[0].score < params.lay_score_min or named(matches):
         return matches
     return _ranked(_laid_over(plain, kind_refs, params), kind_refs, params)
 

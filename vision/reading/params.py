@@ -117,9 +117,9 @@ class Params:
     leftover_shift_max_mm: float = 10.0
     """... but no further than this (mm)."""
     lay_score_min: float = 0.5
-    """A piece whose best face correlates at least this well (as it is, or less its shade) but is
-    not named is compared again, each face laid over it a little moved, turned, scaled and sheared
-    (a print's or a crop's tolerance, a slight slant) where that correlates better (-1..1) ..."""
+    """A piece whose best face correlates at least this well (as it is) but is not named is
+    compared again, each face laid over it a little moved, turned, scaled and sheared (a print's
+    or a crop's tolerance, a slight slant) where that correlates better (-1..1) ..."""
     lay_scale_max: float = 0.1
     """... a rect's by at most this share larger or smaller in any direction (a disc's print is
     as large as its outline: it is only moved and turned) ..."""
