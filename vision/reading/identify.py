@@ -184,7 +184,7 @@ def compare(cuts: list[Cut], kind_refs: KindRefs, params: Params, stride: int = 
         _top, c, index, (dx, dy) = slid[face]
         cut, ref = cuts[c], kind_refs.refs[index]
         window, seen = cut.patch[dy:dy + h, dx:dx + w], weight * cut.visible[dy:dy + h, dx:dx + w]
-        fit = aligned(window, ref, seen, bool(np.array_equal(seen, weight)), params)
+        fit = _aligned_on(window, ref, seen, kind_refs, params)
         plain.append(_Judged(face, fit, ref, index, cut, (dx, dy), window, seen))
     matches = _ranked(plain, kind_refs, params)
     if named is None or matches[0].score < params.lay_score_min or named(matches):
@@ -227,11 +227,18 @@ def _laid_better(judged: _Judged, where: _Judged, warp: np.ndarray, kind_refs: K
     correlates better than it did (*was*, if not *judged*); else as it was, laying tried."""
     before = judged if was is None else was
     ref = moved(judged.ref, warp, kind_refs, params)
-    fit = aligned(where.window, ref, where.seen, bool(np.array_equal(where.seen, kind_refs.weight)), params)
+    fit = _aligned_on(where.window, ref, where.seen, kind_refs, params)
     if fit is None or (before.fit is not None and fit.score <= before.fit.score):
         return replace(before, tried=True)
     return replace(judged, fit=fit, ref=ref, warp=warp, cut=where.cut, place=where.place, window=where.window,
                    seen=where.seen)
+
+
+def _aligned_on(window: np.ndarray, ref: Reference, seen: np.ndarray, kind_refs: KindRefs,
+                params: Params) -> Fit | None:
+    """:func:`~vision.reading.judge.aligned` on *seen*, told whether that is the kind's whole
+    compared part."""
+    return aligned(window, ref, seen, bool(np.array_equal(seen, kind_refs.weight)), params)
 
 
 def _images(kind_refs: KindRefs, index: int) -> list[int]:
@@ -277,9 +284,8 @@ def _ranked(judged: list[_Judged], kind_refs: KindRefs, params: Params) -> list[
         b, g, r = (float(v) for v in np.log(mean_colour(top.window, fit.seen) / top.ref.colour))
         lit = None
         if fit.score < params.score_min or residual > params.residual_max:  # else no bar it could change
-            shadeless = unshaded(top.window, top.ref, fit, kind_refs.scale, params)
-            whole = bool(np.array_equal(fit.seen, kind_refs.weight))
-            lit = aligned(shadeless, top.ref, fit.seen, whole, params)
+            lit = _aligned_on(unshaded(top.window, top.ref, fit, kind_refs.scale, params), top.ref, fit.seen,
+                              kind_refs, params)
             if lit is not None:
                 residual, worst = min((residual, worst), unexplained(lit, kind_refs.scale, params),
                                       key=lambda found: found[0])
