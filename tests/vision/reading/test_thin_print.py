@@ -180,9 +180,7 @@ def test_a_thin_print_the_library_lacks_is_unknown_under_a_shadow_or_a_glare(tmp
     its stripes is not its striped twin. (A striped print without its solid twin is: see
     :func:`test_a_striped_print_the_library_lacks_is_not_named_as_its_solid_twin`.)"""
     for left_out in ("1-red-empty-oval", "2-purple-empty-diamond"):
-        library = _library(tmp_path / left_out, left_out=left_out)
-        where = next(c[0] for name, c, _a in LAID if name == left_out)
-        result = read(_photo(LAID, 1.0, shade=shade), library, px_per_mm=SCALE)
+        result, where = _read_without(tmp_path, left_out, 1.0, shade)
         named = [p for p in result.pieces if math.isclose(p.center[0] / SCALE, where, abs_tol=3)]
         assert not named, named
 
@@ -212,12 +210,12 @@ def test_a_striped_print_the_library_lacks_is_not_named_as_its_solid_twin(tmp_pa
     assert not any(math.isclose(p.center[0] / SCALE, where, abs_tol=3) for p in result.pieces), result.pieces
 
 
-def _read_without(tmp_path: Path, left_out: str, grown: float) -> tuple[ReadResult, float]:
-    """The :data:`LAID` cards, their print *grown*, read with a library that lacks *left_out*;
-    and where that card lies (mm along the table)."""
-    library = _library(tmp_path / "library", left_out=left_out)
+def _read_without(tmp_path: Path, left_out: str, grown: float, shade: str = "") -> tuple[ReadResult, float]:
+    """The :data:`LAID` cards, their print *grown*, under *shade* (:func:`_photo`), read with a
+    library that lacks *left_out*; and where that card lies (mm along the table)."""
+    library = _library(tmp_path / left_out, left_out=left_out)
     where = next(c[0] for name, c, _a in LAID if name == left_out)
-    return read(_photo(LAID, grown), library, px_per_mm=SCALE), where
+    return read(_photo(LAID, grown, shade=shade), library, px_per_mm=SCALE), where
 
 
 @pytest.mark.slow
