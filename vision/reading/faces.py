@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -151,13 +152,13 @@ def centred(image: np.ndarray, weight: np.ndarray, plane: bool = True) -> np.nda
     right and top to bottom: light that falls off across the piece; or its mean alone where not
     *plane*), times *weight*."""
     flat = np.ascontiguousarray(image, np.float32).reshape(-1, image.shape[2])
-    w = np.ascontiguousarray(weight, np.float32).ravel()
-    if not plane:
-        return np.asarray((flat - _mean(image, weight)) * w[:, None], np.float32).reshape(image.shape)
-    basis = _basis(weight.shape)
-    weighted, inverse = _plane_fit(weight.shape, w.tobytes())
-    coef = inverse @ (weighted.T @ flat)
-    return np.asarray((flat - basis @ coef) * w[:, None], np.float32).reshape(image.shape)
+    fit = _plane_fit(weight.shape, np.ascontiguousarray(weight, np.float32).tobytes())
+    if plane:
+        level = fit.basis @ (fit.inverse @ (fit.weighted.T @ flat))
+    else:
+        level = np.outer(fit.basis[:, 0], _mean(image, weight))
+    # the weight repeated per channel: numpy's broadcasting over a last axis of 3 is slow
+    return np.asarray((flat - level).ravel() * fit.repeated, np.float32).reshape(image.shape)
 
 
 @functools.lru_cache(maxsize=16)
@@ -169,25 +170,36 @@ def _basis(shape: tuple[int, int]) -> np.ndarray:
                      (ys.ravel() - (h - 1) / 2) / max(h, 1)], axis=1)
 
 
+class _PlaneFit(NamedTuple):
+    basis: np.ndarray
+    """The plane's basis at each pixel (:func:`_basis`)."""
+    weighted: np.ndarray
+    """The basis times the weight."""
+    inverse: np.ndarray
+    """The inverse of the basis times :attr:`weighted` (the least squares' normal matrix; its
+    pseudo-inverse for a weight too small to fix a plane)."""
+    repeated: np.ndarray
+    """The weight, each pixel's three times (one per colour channel)."""
+
+
 @functools.lru_cache(maxsize=64)
-def _plane_fit(shape: tuple[int, int], weight: bytes) -> tuple[np.ndarray, np.ndarray]:
-    """For a weight of *shape* (its float32 bytes): the plane's basis times the weight, and the
-    inverse of the basis times that (the least squares' normal matrix; its pseudo-inverse for a
-    weight too small to fix a plane). A piece's whole part recurs: one of its visible parts
-    seldom does."""
-    weighted = _basis(shape) * np.frombuffer(weight, np.float32)[:, None]
-    return weighted, np.linalg.pinv(_basis(shape).T @ weighted).astype(np.float32)
+def _plane_fit(shape: tuple[int, int], weight: bytes) -> _PlaneFit:
+    """What fits a plane over a weight of *shape* (its float32 bytes). A piece's whole part
+    recurs: one of its visible parts seldom does."""
+    basis = _basis(shape)
+    w = np.frombuffer(weight, np.float32)
+    weighted = basis * w[:, None]
+    return _PlaneFit(basis, weighted, np.linalg.pinv(basis.T @ weighted).astype(np.float32), np.repeat(w, 3))
 
 
 def power_over(ref: Reference, seen: np.ndarray) -> np.ndarray:
     """Each of *ref*'s :attr:`~Reference.soft` layers' sum of squares over *seen* alone, less
     its best plane there."""
-    s = np.ascontiguousarray(seen, np.float32).ravel()
+    fit = _plane_fit(seen.shape, np.ascontiguousarray(seen, np.float32).tobytes())
     layers = ref.soft.reshape(len(ref.soft), -1, 3)
-    weighted, inverse = _plane_fit(seen.shape, s.tobytes())
-    planes = weighted.T @ layers  # each layer's products with the plane's basis
+    planes = fit.weighted.T @ layers  # each layer's products with the plane's basis
     flat = ref.soft.reshape(len(ref.soft), -1)
-    return np.asarray((flat * flat) @ np.repeat(s, 3) - (inverse @ planes * planes).sum(axis=(1, 2)))
+    return np.asarray((flat * flat) @ fit.repeated - (fit.inverse @ planes * planes).sum(axis=(1, 2)))
 
 
 def _weight(kind: PieceKind, size: tuple[int, int], trim_px: float) -> np.ndarray:

@@ -406,11 +406,15 @@ def _lead_on(apart: np.ndarray, window: np.ndarray, a: np.ndarray, b: np.ndarray
         if part.sum() < params.twin_part_min * weight.sum():
             return None
     # each channel less its mean over the part; and in hue alone (each pixel less its grey, too),
-    # where two faces differ in their ink's colour
-    x, y, z = (v - v.mean(axis=0) for v in (window[part], a[part], b[part]))
-    third = np.full((3, 1), 1.0 / 3.0, np.float32)
-    hx, hy, hz = (v - v @ third for v in (x, y, z))
-    return _cosine(x, y) - _cosine(x, z), _cosine(hx, hy) - _cosine(hx, hz)
+    # where two faces differ in their ink's colour: both from the products of the three's
+    # channels over the part (a 9x9 matrix)
+    at = np.flatnonzero(part)
+    values = np.concatenate([np.take(v.reshape(-1, 3), at, axis=0) for v in (window, a, b)], axis=1)
+    values -= np.ones(len(values), np.float32) @ values / len(values)
+    products = (values.T @ values).astype(np.float64).reshape(3, 3, 3, 3)
+    grey = np.eye(3) - 1.0 / 3.0  # a pixel less its grey (a projection: applied once is enough)
+    colour, hue = (np.einsum("cd,icjd->ij", m, products) for m in (np.eye(3), grey))
+    return _cosine(colour, 1) - _cosine(colour, 2), _cosine(hue, 1) - _cosine(hue, 2)
 
 
 def _apart(a: Reference, b: Reference, sigma: float, params: Params) -> tuple[np.ndarray, ...]:
@@ -423,7 +427,8 @@ def _apart(a: Reference, b: Reference, sigma: float, params: Params) -> tuple[np
     return tuple(np.asarray(cv2.GaussianBlur(summed(m), (0, 0), sigma), np.float32) for m in maps)
 
 
-def _cosine(x: np.ndarray, y: np.ndarray) -> float:
-    """The cosine of the angle between two arrays as vectors (0 where either is nought)."""
-    d = math.sqrt(float(np.vdot(x, x)) * float(np.vdot(y, y)))
-    return float(np.vdot(x, y)) / d if d > 1e-12 else 0.0
+def _cosine(products: np.ndarray, other: int) -> float:
+    """The cosine of the angle between the piece (0) and *other* as vectors, from the 3x3
+    *products* of the piece and the two faces (0 where either is nought)."""
+    d = math.sqrt(max(float(products[0, 0]), 0.0) * max(float(products[other, other]), 0.0))
+    return float(products[0, other]) / d if d > 1e-12 else 0.0

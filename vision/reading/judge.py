@@ -94,7 +94,9 @@ def unexplained(fit: Fit, scale: float, params: Params) -> tuple[float, tuple[in
     # a part the face does not explain stands out of the difference's level over the piece
     # (which blur, grain and a slightly wrong turn raise all over)
     y, x = np.unravel_index(int(np.argmax(level)), level.shape)
-    return float(level[y, x] - np.median(level[judged])), (int(x), int(y))
+    values = level[judged]
+    middle = float(np.partition(values, len(values) // 2)[len(values) // 2])  # its median (the upper one)
+    return float(level[y, x]) - middle, (int(x), int(y))
 
 
 def _inner(seen: np.ndarray, rim_px: int) -> np.ndarray:
