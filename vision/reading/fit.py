@@ -362,7 +362,7 @@ class _Correlation:
         h, w = self.shape
         padded = np.zeros(self.size, np.float32)
         padded[:h, :w] = image
-        spectrum = cv2.dft(padded, nonzeroRows=h)
+        spectrum = cv2.dft(padded)  # (nonzeroRows=h would take OpenCV off its quick path: 4 times slower)
         return [np.asarray(cv2.idft(cv2.mulSpectrums(spectrum, self.spectra[i], 0),
                                     flags=cv2.DFT_SCALE | cv2.DFT_REAL_OUTPUT)[:h, :w], np.float32)
                 for i in which]
