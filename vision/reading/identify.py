@@ -180,11 +180,14 @@ def compare(cuts: list[Cut], kind_refs: KindRefs, params: Params, stride: int = 
                 slid[face] = (top, c, index, at)
     fronts = sorted((f for f in slid if f != "back"), key=lambda f: -slid[f][0])[:params.faces_compared]
     plain: list[_Judged] = []
+    level: dict[tuple[int, int, int], np.ndarray] = {}  # each window less its planes, by cut and place
     for face in fronts + (["back"] if "back" in slid else []):
         _top, c, index, (dx, dy) = slid[face]
         cut, ref = cuts[c], kind_refs.refs[index]
         window, seen = cut.patch[dy:dy + h, dx:dx + w], weight * cut.visible[dy:dy + h, dx:dx + w]
-        fit = _aligned_on(window, ref, seen, kind_refs, params)
+        if (c, dx, dy) not in level:
+            level[c, dx, dy] = centred(window, seen)
+        fit = _aligned_on(window, ref, seen, kind_refs, params, level[c, dx, dy])
         plain.append(_Judged(face, fit, ref, index, cut, (dx, dy), window, seen))
     matches = _ranked(plain, kind_refs, params)
     if named is None or matches[0].score < params.lay_score_min or named(matches):
@@ -235,10 +238,10 @@ def _laid_better(judged: _Judged, where: _Judged, warp: np.ndarray, kind_refs: K
 
 
 def _aligned_on(window: np.ndarray, ref: Reference, seen: np.ndarray, kind_refs: KindRefs,
-                params: Params) -> Fit | None:
+                params: Params, level: np.ndarray | None = None) -> Fit | None:
     """:func:`~vision.reading.judge.aligned` on *seen*, told whether that is the kind's whole
-    compared part."""
-    return aligned(window, ref, seen, bool(np.array_equal(seen, kind_refs.weight)), params)
+    compared part (*level*: the window less its planes there, where worked out already)."""
+    return aligned(window, ref, seen, bool(np.array_equal(seen, kind_refs.weight)), params, level)
 
 
 def _images(kind_refs: KindRefs, index: int) -> list[int]:

@@ -39,15 +39,16 @@ class Fit:
 
 
 def aligned(window: np.ndarray, face: Reference, seen: np.ndarray, whole: bool,
-            params: Params) -> Fit | None:
+            params: Params, level: np.ndarray | None = None) -> Fit | None:
     """The correlation of *window* and *face* over *seen* (*whole*: the kind's whole compared
     part), the face first blurred as much as the piece looks blurred (the one of
     :attr:`Params.blur_steps_mm` it correlates best at), so that the camera's softness is no
-    difference; None where *seen* is too small or flat."""
+    difference; None where *seen* is too small or flat. *level* is ``centred(window, seen)``
+    where that was worked out already."""
     count = float(seen.sum())
     if 3.0 * count < 12:
         return None
-    p = centred(window, seen)
+    p = centred(window, seen) if level is None else level
     pp = float(np.vdot(p, p))
     if pp < 1e-9:
         return None
