@@ -417,7 +417,10 @@ def _lead_on(apart: np.ndarray, window: np.ndarray, a: np.ndarray, b: np.ndarray
     products = (values.T @ values).astype(np.float64).reshape(3, 3, 3, 3)
     grey = np.eye(3) - 1.0 / 3.0  # a pixel less its grey (a projection: applied once is enough)
     colour, hue = (np.einsum("cd,icjd->ij", m, products) for m in (np.eye(3), grey))
-    return _cosine(colour, 1) - _cosine(colour, 2), _cosine(hue, 1) - _cosine(hue, 2)
+    # a hue a millionth of the colour's power is rounding: a grey part has none
+    floors = 1e-6 * np.diag(colour)
+    return (_cosine(colour, 1) - _cosine(colour, 2),
+            _cosine(hue, 1, floors) - _cosine(hue, 2, floors))
 
 
 def _apart(a: Reference, b: Reference, sigma: float, params: Params) -> tuple[np.ndarray, ...]:
@@ -430,8 +433,12 @@ def _apart(a: Reference, b: Reference, sigma: float, params: Params) -> tuple[np
     return tuple(np.asarray(cv2.GaussianBlur(summed(m), (0, 0), sigma), np.float32) for m in maps)
 
 
-def _cosine(products: np.ndarray, other: int) -> float:
+def _cosine(products: np.ndarray, other: int, floors: np.ndarray | None = None) -> float:
     """The cosine of the angle between the piece (0) and *other* as vectors, from the 3x3
-    *products* of the piece and the two faces (0 where either is nought)."""
-    d = math.sqrt(max(float(products[0, 0]), 0.0) * max(float(products[other, other]), 0.0))
+    *products* of the piece and the two faces (0 where either is nought: its power no more
+    than its *floor*, or than 1e-12)."""
+    power = np.diag(products)
+    if floors is not None and (power[0] <= floors[0] or power[other] <= floors[other]):
+        return 0.0
+    d = math.sqrt(max(float(power[0]), 0.0) * max(float(power[other]), 0.0))
     return float(products[0, other]) / d if d > 1e-12 else 0.0

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from tests.vision.reading.test_thin_print import CARD, DRAWN, card_face
 from vision.library import Library
 from vision.reading.faces import KindRefs, centred, laid, lay, power_over, references
-from vision.reading.identify import Cut, _next_turns, compare
+from vision.reading.identify import Cut, _lead_on, _next_turns, compare
 from vision.reading.params import DEFAULT
 
 
@@ -29,6 +29,20 @@ def test_a_plane_laid_over_an_image_is_taken_out_with_its_mean(seed: int, a: flo
     lit = image + (a + b * xs / 11 + c * ys / 17)[:, :, None]
     assert np.allclose(centred(lit, weight), centred(image, weight), atol=1e-4)
     assert np.allclose(centred(image, weight)[weight == 0], 0.0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1))
+def test_a_window_less_its_mean_alone_is_its_values_less_their_mean_over_the_weight(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    image = rng.random((13, 9, 3)).astype(np.float32)
+    weight = (rng.random((13, 9)) > 0.4).astype(np.float32)
+    mean = (image * weight[:, :, None]).sum(axis=(0, 1)) / max(float(weight.sum()), 1e-6)
+    assert np.allclose(centred(image, weight, plane=False), (image - mean) * weight[:, :, None], atol=1e-5)
+
+
+def _cosine(x: np.ndarray, y: np.ndarray) -> float:
+    return float(np.vdot(x, y) / np.sqrt(np.vdot(x, x) * np.vdot(y, y)))
 
 
 @pytest.fixture(scope="module")
@@ -188,3 +202,29 @@ def test_each_image_of_a_face_is_laid_over_the_piece_not_only_the_one_that_corre
     lain = compare([cut], refs, DEFAULT, named=lambda _matches: False)[0]
     assert refs.refs[plain.ref].source == 0  # the soft image correlated best before laying
     assert lain.score > 0.97 and refs.refs[lain.ref].source == 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), likeness=st.floats(0.0, 1.0))
+def test_the_lead_is_how_much_better_one_face_correlates_with_the_part_where_two_differ(
+        card_refs: KindRefs, seed: int, likeness: float) -> None:
+    rng = np.random.default_rng(seed)
+    shape = (*card_refs.weight.shape, 3)
+    window = rng.random(shape).astype(np.float32)
+    a = (likeness * window + (1 - likeness) * rng.random(shape)).astype(np.float32)
+    b = rng.random(shape).astype(np.float32)
+    apart = np.ones(card_refs.weight.shape, np.float32)
+    apart[: shape[0] // 3] = 0.0  # a third of the piece where the faces do not differ
+    part = apart > DEFAULT.twin_difference_min
+    x, y, z = (v[part] - v[part].mean(axis=0) for v in (window, a, b))
+    hx, hy, hz = (v - v.mean(axis=1, keepdims=True) for v in (x, y, z))
+    found = _lead_on(apart, window, a, b, card_refs, DEFAULT)
+    assert found is not None
+    assert found == pytest.approx((_cosine(x, y) - _cosine(x, z), _cosine(hx, hy) - _cosine(hx, hz)), abs=1e-4)
+
+
+def test_the_lead_in_hue_is_nought_where_the_part_is_grey(card_refs: KindRefs) -> None:
+    rng = np.random.default_rng(3)
+    grey = [np.repeat(rng.random((*card_refs.weight.shape, 1)), 3, axis=2).astype(np.float32) for _ in range(3)]
+    found = _lead_on(np.ones(card_refs.weight.shape, np.float32), *grey, card_refs, DEFAULT)
+    assert found is not None and found[1] == 0.0
