@@ -54,6 +54,9 @@ class KindRefs:
     """The comparison scale of this kind (px/mm)."""
     weight: np.ndarray
     """float32 0/1: the compared part of the piece (its shape less its rim)."""
+    box: tuple[int, int, int, int] | None = None
+    """Where :attr:`weight` is a box of ones: its top, bottom, left and right edges (px, the
+    bottom and right past it); None for any other weight."""
     refs: list[Reference] = field(default_factory=list)
     table: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
     """Each reference's :attr:`~Reference.centred` as a unit row: all scored at once."""
@@ -83,7 +86,8 @@ def references(library: Library, params: Params, finest: float | None = None) ->
         kind = library.kind(name)
         scale = min(comparison_scale(kind, params), math.inf if finest is None else finest)
         w, h = (max(4, round(s * scale)) for s in kind.size_mm)
-        entry = KindRefs(kind, scale, _weight(kind, (w, h), params.edge_trim_mm * scale))
+        weight = _weight(kind, (w, h), params.edge_trim_mm * scale)
+        entry = KindRefs(kind, scale, weight, _box(weight))
         images = [(front, img) for front, imgs in library.fronts(name).items() for img in imgs]
         back = library.back(name)
         if back is not None:
@@ -212,6 +216,16 @@ def _weight(kind: PieceKind, size: tuple[int, int], trim_px: float) -> np.ndarra
         t = max(0, round(trim_px))
         weight[t:h - t, t:w - t] = 1.0
     return weight
+
+
+def _box(weight: np.ndarray) -> tuple[int, int, int, int] | None:
+    """Where *weight* is a box of ones (and nought round it): its top, bottom, left and right
+    edges (the bottom and right past it); else None."""
+    rows, cols = np.flatnonzero(weight.any(axis=1)), np.flatnonzero(weight.any(axis=0))
+    if not len(rows):
+        return None
+    top, bottom, left, right = int(rows[0]), int(rows[-1]) + 1, int(cols[0]), int(cols[-1]) + 1
+    return (top, bottom, left, right) if bool((weight[top:bottom, left:right] == 1).all()) else None
 
 
 def halved(image: np.ndarray) -> np.ndarray:

@@ -313,11 +313,7 @@ def _slid(patch: np.ndarray, kind_refs: KindRefs, params: Params,
     windows = sliding_window_view(patch, (h, w, 3))[::stride, ::stride, 0]
     places_y, places_x = windows.shape[:2]
     flat = windows.reshape(places_y * places_x, h * w * 3)
-    # each window's sum over the weight, per channel, and of its squares over the channels
-    sums = np.stack([cv2.matchTemplate(np.ascontiguousarray(patch[:, :, c]), weight, cv2.TM_CCORR)
-                     for c in range(3)], axis=-1)[::stride, ::stride].reshape(-1, 3)
-    squares = cv2.matchTemplate(cv2.transform(patch * patch, np.ones((1, 3), np.float32)), weight,
-                                cv2.TM_CCORR)[::stride, ::stride].ravel()
+    sums, squares = _window_sums(patch, kind_refs, stride)
     spread = np.sqrt(np.maximum(squares - (sums * sums).sum(axis=1) / float(weight.sum()), 1e-9))
     # each reference scored where the piece was fitted, and where what all its kind's faces
     # share matches best (a disc's centre is found by its rim better than by its outline)
@@ -347,6 +343,26 @@ def _slid(patch: np.ndarray, kind_refs: KindRefs, params: Params,
         if face not in out or scores[at, column] > out[face][0]:
             out[face] = (float(scores[at, column]), i, (at % places_x * stride, at // places_x * stride))
     return out
+
+
+def _window_sums(patch: np.ndarray, kind_refs: KindRefs, stride: int) -> tuple[np.ndarray, np.ndarray]:
+    """The sums over the kind's weight of each window of *patch* (every *stride* px, row by row):
+    per channel, and of the squares over the channels. A weight that is a box of ones is summed
+    from the patch's integral images, any other by OpenCV's correlation."""
+    weight = kind_refs.weight
+    if kind_refs.box is None:
+        sums = np.stack([cv2.matchTemplate(np.ascontiguousarray(patch[:, :, c]), weight, cv2.TM_CCORR)
+                         for c in range(3)], axis=-1)
+        squares = cv2.matchTemplate(summed(patch * patch), weight, cv2.TM_CCORR)
+        return sums[::stride, ::stride].reshape(-1, 3), squares[::stride, ::stride].ravel()
+    top, bottom, left, right = kind_refs.box
+    ys = np.arange(0, patch.shape[0] - weight.shape[0] + 1, stride)[:, None]
+    xs = np.arange(0, patch.shape[1] - weight.shape[1] + 1, stride)[None, :]
+    total, squared = cv2.integral2(patch, sdepth=cv2.CV_64F, sqdepth=cv2.CV_64F)
+    found = [image[ys + bottom, xs + right] - image[ys + top, xs + right] - image[ys + bottom, xs + left]
+             + image[ys + top, xs + left] for image in (total, squared)]
+    return (np.asarray(found[0].reshape(-1, 3), np.float32),
+            np.asarray(found[1].reshape(-1, 3).sum(axis=1), np.float32))
 
 
 def _scores_at(patch: np.ndarray, places: list[tuple[int, int]], kind_refs: KindRefs) -> np.ndarray:

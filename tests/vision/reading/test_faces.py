@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from tests.vision.reading.test_thin_print import CARD, DRAWN, card_face
 from vision.library import Library
 from vision.reading.faces import KindRefs, centred, laid, lay, power_over, references
-from vision.reading.identify import Cut, _lead_on, _next_turns, compare
+from vision.reading.identify import Cut, _lead_on, _next_turns, _window_sums, compare
 from vision.reading.params import DEFAULT
 
 
@@ -228,3 +228,21 @@ def test_the_lead_in_hue_is_nought_where_the_part_is_grey(card_refs: KindRefs) -
     grey = [np.repeat(rng.random((*card_refs.weight.shape, 1)), 3, axis=2).astype(np.float32) for _ in range(3)]
     found = _lead_on(np.ones(card_refs.weight.shape, np.float32), *grey, card_refs, DEFAULT)
     assert found is not None and found[1] == 0.0
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), margin=st.integers(1, 4), stride=st.integers(1, 3),
+       kind=st.sampled_from(["card", "coin"]))
+def test_each_windows_sums_over_the_weight_are_those_of_its_pixels(card_refs: KindRefs, coin_refs: KindRefs,
+                                                                    seed: int, margin: int, stride: int,
+                                                                    kind: str) -> None:
+    refs = card_refs if kind == "card" else coin_refs
+    assert (refs.box is None) == (kind == "coin")  # a card's weight is a box; a coin's is a disc
+    h, w = refs.weight.shape
+    patch = np.random.default_rng(seed).random((h + 2 * margin, w + 2 * margin, 3)).astype(np.float32)
+    sums, squares = _window_sums(patch, refs, stride)
+    places = [(y, x) for y in range(0, 2 * margin + 1, stride) for x in range(0, 2 * margin + 1, stride)]
+    windows = [patch[y:y + h, x:x + w].astype(np.float64) * refs.weight[:, :, None] for y, x in places]
+    assert np.allclose(sums, [window.sum(axis=(0, 1)) for window in windows], rtol=1e-5, atol=1e-2)
+    squared = [(window * patch[y:y + h, x:x + w]).sum() for window, (y, x) in zip(windows, places, strict=True)]
+    assert np.allclose(squares, squared, rtol=1e-5, atol=1e-2)
