@@ -306,9 +306,14 @@ def fit_heap(contour: np.ndarray, shape: tuple[int, int], kinds: list[PieceKind]
     explained = np.zeros_like(heap)
     laid: list[Placement] = []
     while tries:
-        unexplained = heap * (1.0 - explained)
         best: tuple[float, float, int, tuple[int, int]] | None = None
-        covers = correlate(unexplained, keep)
+        if laid:
+            covers = correlate(heap * (1.0 - explained), keep)
+        else:
+            # nothing explained yet: a piece covers the part of it inside the heap, which its
+            # inside figure counts (wherever it lies mostly in the heap, it lies in the region)
+            covers = [k.sum() * (inside + 1.0) / 2.0
+                      for (_, _, k), (inside, _f) in zip(tries, insides, strict=True)]
         for i, ((_kind, _angle, k), covered) in enumerate(zip(tries, covers, strict=True)):
             gain = covered / k.sum()
             inside, follows = insides[i]
