@@ -81,7 +81,7 @@ class Params:
     tail_share: float = 0.3
     """An outline that fits no kind is fitted again without its parts thinner than this share
     of the narrowest piece (a streak of grain or a shadow that touches the piece)."""
-    heap_px_per_mm: float = 1.0
+    heap_px_per_mm: float = 0.85
     """The scale pieces are laid in a heap at (px/mm), before the comparison refines them."""
     heap_angle_step_deg: float = 3.0
     """The bins of the directions of a heap's sides, and the turns tried where it has none
