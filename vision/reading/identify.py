@@ -456,5 +456,5 @@ def _cosine(products: np.ndarray, other: int, floors: np.ndarray | None = None) 
     power = np.diag(products)
     if floors is not None and (power[0] <= floors[0] or power[other] <= floors[other]):
         return 0.0
-    d = math.sqrt(max(float(power[0]), 0.0) * max(float(power[other]), 0.0))
+    d = math.sqrt(float(power[0] * power[other]))  # sums of squares; a hue's rounding is cut off above
     return float(products[0, other]) / d if d > 1e-12 else 0.0
