@@ -24,14 +24,15 @@ MEDIAN_PX = 24.0
 LIGHT_STEP = 0.01
 """The change of light is worked out in steps of this (natural log: 1 %), up to 128 steps
 either way."""
+_UNIT = (np.arange(256, dtype=np.float32) * np.float32(1 / 255)).reshape(1, 256)
+"""Each 8-bit level as a float from 0 to 1."""
 
 
 def lab(view: np.ndarray, sigma_px: float) -> np.ndarray:
     """*view* (BGR uint8) blurred by *sigma_px* and in CIELAB (float32: L 0-100, a and b ±127)."""
     if sigma_px > 0.3:
         view = cv2.GaussianBlur(view, (0, 0), sigma_px)
-    image = np.asarray(view, np.float32) * np.float32(1 / 255)
-    return np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2Lab), np.float32)
+    return np.asarray(cv2.cvtColor(cv2.LUT(view, _UNIT), cv2.COLOR_BGR2Lab), np.float32)
 
 
 def scaled(image: np.ndarray, shift: np.ndarray, scale: np.ndarray | None = None) -> np.ndarray:
@@ -49,6 +50,11 @@ def length(vectors: np.ndarray) -> np.ndarray:
     return np.sqrt(np.asarray(cv2.transform(squares, np.ones((1, squares.shape[2]), np.float32)), np.float32))
 
 
+def _channel_medians(values: np.ndarray) -> np.ndarray:
+    """The median of each column of *values* (a row per pixel), each from one contiguous row."""
+    return np.asarray(np.median(np.ascontiguousarray(values.T), axis=1), np.float32)
+
+
 def not_table(view: np.ndarray, valid: np.ndarray, empty: np.ndarray | None, piece_px: float,
               px_per_mm: float | None, params: Params) -> np.ndarray:
     """A 0/1 uint8 mask of what is not table in *view*: *valid* marks the pixels that show the
@@ -62,7 +68,7 @@ def not_table(view: np.ndarray, valid: np.ndarray, empty: np.ndarray | None, pie
     picked = inside[::4, ::4]
     if empty is not None:
         change = seen - lab(relit(empty, view, inside, piece_px, params), sigma)
-        drift = np.median(change[::4, ::4][picked], axis=0)  # the light's overall drift since
+        drift = _channel_medians(change[::4, ::4][picked])  # the light's overall drift since
         change = scaled(change, drift)
         distance = length(change)
         sampled = distance[::4, ::4][picked]
@@ -86,7 +92,7 @@ def not_table(view: np.ndarray, valid: np.ndarray, empty: np.ndarray | None, pie
                 local[part] = _local_table(view, part.astype(np.uint8), clear, window, sigma)[part]
         offset = seen - local
         table = sample if clear is None or not (sample & ~clear).any() else sample & ~clear
-        mad = np.median(np.abs(offset[table]), axis=0)  # the table's own spread
+        mad = _channel_medians(np.abs(offset[table]))  # the table's own spread
         spread = np.maximum(1.4826 * mad, params.table_spread_min)
         distance = length(scaled(offset, np.zeros(3), 1.0 / spread))
         mask = distance > params.table_sigmas
