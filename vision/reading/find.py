@@ -93,8 +93,8 @@ def not_table(view: np.ndarray, valid: np.ndarray, empty: np.ndarray | None, pie
         offset = seen - local
         table = sample if clear is None or not (sample & ~clear).any() else sample & ~clear
         mad = _channel_medians(np.abs(offset[table]))  # the table's own spread
-        spread = np.maximum(1.4826 * mad, params.table_spread_min)
-        distance = length(scaled(offset, np.zeros(3), 1.0 / spread))
+        spreads = np.maximum(1.4826 * mad, params.table_spread_min)
+        distance = length(scaled(offset, np.zeros(3), 1.0 / spreads))
         mask = distance > params.table_sigmas
     mask &= inside
     return _clean(mask.astype(np.uint8), params.hole_max * piece_px * piece_px)
