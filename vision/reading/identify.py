@@ -403,7 +403,7 @@ def _lead(top: _Judged, kind_refs: KindRefs, best: Match, runner_up: Match, para
     step = params.blur_steps_mm.index(best.blur_mm)
     lead: float | None = None
     for apart in aparts:
-        found = _lead_on(apart * seen, window, a.soft[step], b.soft[step], kind_refs, params)
+        found = _lead_on(apart * seen, seen, window, a.soft[step], b.soft[step], kind_refs, params)
         if found is None:
             continue
         if min(found) <= -params.margin_min:
@@ -414,22 +414,35 @@ def _lead(top: _Judged, kind_refs: KindRefs, best: Match, runner_up: Match, para
     return lead
 
 
-def _lead_on(apart: np.ndarray, window: np.ndarray, a: np.ndarray, b: np.ndarray, kind_refs: KindRefs,
-             params: Params) -> tuple[float, float] | None:
+def _lead_on(apart: np.ndarray, seen: np.ndarray, window: np.ndarray, a: np.ndarray, b: np.ndarray,
+             kind_refs: KindRefs, params: Params) -> tuple[float, float] | None:
     """How much better *a* matches *window* than *b* does where *apart* (how they differ) is
-    large, in colour and in hue alone; None where that part is small."""
+    large, in colour and in hue alone; None where that part is small. First on the print's
+    pattern there (each of the three less its mean over the part); where that says little either
+    way (by less than :attr:`Params.margin_min`), on the part's level against what of *seen*
+    lies round it (:attr:`Params.twin_context_mm`): a flat fill that one face has and the other
+    lacks has no pattern, only a level."""
     weight = kind_refs.weight
     part = apart > params.twin_difference_min
     if part.sum() < params.twin_part_min * weight.sum():
         part = apart > params.twin_faint_min  # faces that differ only in thin lines
         if part.sum() < params.twin_part_min * weight.sum():
             return None
-    # each channel less its mean over the part; and in hue alone (each pixel less its grey, too),
-    # where two faces differ in their ink's colour: both from the products of the three's
-    # channels over the part (a 9x9 matrix)
-    at = np.flatnonzero(part)
-    values = np.concatenate([np.take(v.reshape(-1, 3), at, axis=0) for v in (window, a, b)], axis=1)
-    values -= np.ones(len(values), np.float32) @ values / len(values)
+    flat = np.concatenate([v.reshape(-1, 3) for v in (window, a, b)], axis=1)
+    values = flat[np.flatnonzero(part)]
+    pattern = _leads(values - values.mean(axis=0))
+    if max(abs(v) for v in pattern) >= params.margin_min:
+        return pattern
+    reach = 2 * round(params.twin_context_mm * kind_refs.scale) + 1
+    around = cv2.dilate(part.astype(np.uint8), np.ones((reach, reach), np.uint8)).astype(bool) & (seen > 0)
+    return _leads(values - flat[np.flatnonzero(around)].mean(axis=0))
+
+
+def _leads(values: np.ndarray) -> tuple[float, float]:
+    """For the piece's, *a*'s and *b*'s values over a part (a row per pixel, three channels
+    each, less each one's level): how much better *a*'s correlate with the piece's than *b*'s,
+    in colour and in hue alone (each pixel less its grey, too: where two faces differ in their
+    ink's colour). Both come from the products of the nine channels (a 9x9 matrix)."""
     products = (values.T @ values).astype(np.float64).reshape(3, 3, 3, 3)
     grey = np.eye(3) - 1.0 / 3.0  # a pixel less its grey (a projection: applied once is enough)
     colour, hue = (np.einsum("cd,icjd->ij", m, products) for m in (np.eye(3), grey))

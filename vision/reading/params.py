@@ -142,6 +142,10 @@ class Params:
     """... and counts only when it is at least this share of the piece ..."""
     twin_faint_min: float = 0.12
     """... else (faces that differ only in thin lines) where it is over this, if that part counts."""
+    twin_context_mm: float = 2.0
+    """Where the print's pattern over that part tells the two faces apart by less than
+    :attr:`margin_min`, the part's level is judged against what lies this far round it (mm): a
+    flat fill that one face has and the other lacks."""
     twin_light_min: float = 0.05
     """Where two faces' mean colours differ by more than this in a channel (natural log: another
     light, exposure or ink), where they differ is also judged with one brought to the other's

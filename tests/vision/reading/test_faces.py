@@ -205,28 +205,63 @@ def test_each_image_of_a_face_is_laid_over_the_piece_not_only_the_one_that_corre
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**31 - 1), likeness=st.floats(0.0, 1.0))
+@given(seed=st.integers(0, 2**31 - 1), likeness=st.floats(0.0, 1.0), hidden=st.floats(0.0, 0.4))
 def test_the_lead_is_how_much_better_one_face_correlates_with_the_part_where_two_differ(
-        card_refs: KindRefs, seed: int, likeness: float) -> None:
+        card_refs: KindRefs, seed: int, likeness: float, hidden: float) -> None:
     rng = np.random.default_rng(seed)
     shape = (*card_refs.weight.shape, 3)
     window = rng.random(shape).astype(np.float32)
     a = (likeness * window + (1 - likeness) * rng.random(shape)).astype(np.float32)
     b = rng.random(shape).astype(np.float32)
-    apart = np.ones(card_refs.weight.shape, np.float32)
-    apart[: shape[0] // 3] = 0.0  # a third of the piece where the faces do not differ
+    rows = shape[0]
+    seen = card_refs.weight.copy()
+    seen[: round(hidden * rows)] = 0.0  # the top rows covered by another piece
+    apart = np.zeros(card_refs.weight.shape, np.float32)
+    apart[rows // 3: 2 * rows // 3] = 1.0  # the faces differ in a band across the piece
+    apart *= seen
     part = apart > DEFAULT.twin_difference_min
-    x, y, z = (v[part] - v[part].mean(axis=0) for v in (window, a, b))
-    hx, hy, hz = (v - v.mean(axis=1, keepdims=True) for v in (x, y, z))
-    found = _lead_on(apart, window, a, b, card_refs, DEFAULT)
+    # levelled over the band and the rows round it, as far as they are seen
+    reach = round(DEFAULT.twin_context_mm * card_refs.scale)
+    around = np.zeros(rows, bool)
+    around[rows // 3 - reach: 2 * rows // 3 + reach] = True
+    context = around[:, None] & (seen > 0)
+
+    def leads(levels: list[np.ndarray]) -> tuple[float, float]:
+        x, y, z = (v[part] - level for v, level in zip((window, a, b), levels, strict=True))
+        hx, hy, hz = (v - v.mean(axis=1, keepdims=True) for v in (x, y, z))
+        return _cosine(x, y) - _cosine(x, z), _cosine(hx, hy) - _cosine(hx, hz)
+
+    # the print's pattern over the part where it says something either way; else the part's
+    # level against what is round it
+    pattern = leads([v[part].mean(axis=0) for v in (window, a, b)])
+    if max(abs(v) for v in pattern) < DEFAULT.margin_min:
+        pattern = leads([v[context].mean(axis=0) for v in (window, a, b)])
+    found = _lead_on(apart, seen, window, a, b, card_refs, DEFAULT)
     assert found is not None
-    assert found == pytest.approx((_cosine(x, y) - _cosine(x, z), _cosine(hx, hy) - _cosine(hx, hz)), abs=1e-4)
+    assert found == pytest.approx(pattern, abs=1e-4)
+
+
+@pytest.mark.parametrize("shown", ["empty", "tinted"])
+def test_a_faint_fill_that_one_face_has_and_the_other_lacks_gives_a_clear_lead(card_refs: KindRefs,
+                                                                               shown: str) -> None:
+    # a flat fill has no pattern to tell it by: it is told by how it stands out from round it
+    weight = card_refs.weight
+    h, w = weight.shape
+    empty, solid = (cv2.resize(card_face(2, "red", fill, "oval"), (w, h), interpolation=cv2.INTER_AREA)
+                    .astype(np.float32) / 255 for fill in ("empty", "solid"))
+    tinted = 0.7 * empty + 0.3 * solid  # fine stripes seen from afar
+    faces = {"empty": empty, "tinted": tinted}
+    best, other = faces[shown], faces["tinted" if shown == "empty" else "empty"]
+    window = best + np.random.default_rng(1).normal(0.0, 0.01, best.shape).astype(np.float32)
+    apart = cv2.GaussianBlur(np.abs(best - other).sum(axis=2), (0, 0), DEFAULT.twin_blur_mm * card_refs.scale)
+    found = _lead_on(apart * weight, weight, window, best, other, card_refs, DEFAULT)
+    assert found is not None and found[0] >= 2 * DEFAULT.margin_min
 
 
 def test_the_lead_in_hue_is_nought_where_the_part_is_grey(card_refs: KindRefs) -> None:
     rng = np.random.default_rng(3)
     grey = [np.repeat(rng.random((*card_refs.weight.shape, 1)), 3, axis=2).astype(np.float32) for _ in range(3)]
-    found = _lead_on(np.ones(card_refs.weight.shape, np.float32), *grey, card_refs, DEFAULT)
+    found = _lead_on(np.ones(card_refs.weight.shape, np.float32), card_refs.weight, *grey, card_refs, DEFAULT)
     assert found is not None and found[1] == 0.0
 
 
