@@ -111,7 +111,8 @@ def unshaded(window: np.ndarray, face: Reference, fit: Fit, scale: float, params
     *fit*'s blur), less that ratio's median, the same in every channel; found where the face is
     paper (at least :attr:`Params.shade_paper_share` of its lightest) and that ratio is grey
     (:attr:`Params.shade_hue_max`), smoothed (:attr:`Params.shade_blur_mm`), filled in over the
-    print from the paper round it, and at most :attr:`Params.shade_max` either way."""
+    print from the paper round it (beyond the blur's reach, the paper's mean), and at most
+    :attr:`Params.shade_max` either way."""
     seen = fit.seen > 0
     shown = blurred(face.image, fit.blur_mm * scale)
     ratio = np.log(np.maximum(window, _DARKEST)) - np.log(np.maximum(shown, _DARKEST))
@@ -125,7 +126,9 @@ def unshaded(window: np.ndarray, face: Reference, fit: Fit, scale: float, params
     sigma = params.shade_blur_mm * scale
     spread = cv2.GaussianBlur(weight, (0, 0), sigma)
     shade = cv2.GaussianBlur(grey * weight, (0, 0), sigma) / np.maximum(spread, 1e-6)
-    shade = np.clip(np.where(spread > 1e-6, shade, 0.0), -params.shade_max, params.shade_max)
+    # over print wider than the blur reaches, the paper's mean shade: never a step along the print
+    farther = float(grey[paper].mean()) if paper.any() else 0.0
+    shade = np.clip(np.where(spread > 1e-6, shade, farther), -params.shade_max, params.shade_max)
     return np.asarray(window / np.exp(shade)[:, :, None], np.float32)
 
 

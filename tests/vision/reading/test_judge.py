@@ -3,6 +3,8 @@ is judged closely, and what that leaves of print the face lacks."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import cv2
 import numpy as np
 import pytest
@@ -85,3 +87,19 @@ def test_a_shade_is_taken_as_at_most_its_bound_either_way(card_refs: KindRefs) -
     fit = aligned(window, ref, card_refs.weight, True, DEFAULT)
     gain = unshaded(window, ref, fit, card_refs.scale, DEFAULT) / np.maximum(window, 1e-6)
     assert float(gain.max()) <= np.exp(DEFAULT.shade_max) * (1 + 1e-4)
+
+
+def test_a_plain_piece_is_not_shaded_into_a_face_whose_print_is_wider_than_the_blur(tmp_path: Path) -> None:
+    """Where the print is wider than the shade's blur reaches, the shade there is the paper's:
+    a plain patch stays plain, and does not take on the print's outline."""
+    # grey print over more than half the card: the ratio's median is the print's
+    wide = cv2.cvtColor(card_face(2, "red", "solid", "oval", grown=3.2), cv2.COLOR_BGR2GRAY)
+    library = Library.create(tmp_path / "library")
+    library.register("card", "rect", CARD, cv2.cvtColor(wide, cv2.COLOR_GRAY2BGR), front="bands")
+    refs = references(library, DEFAULT)["card"]
+    ref = refs.refs[0]
+    window = (0.6 + np.random.default_rng(2).normal(0.0, 0.005, ref.image.shape)).astype(np.float32)
+    fit = aligned(window, ref, refs.weight, True, DEFAULT)
+    assert fit is not None
+    out = unshaded(window, ref, fit, refs.scale, DEFAULT).mean(axis=2)[refs.weight > 0]
+    assert float(np.ptp(out)) < 0.1
