@@ -286,8 +286,7 @@ def _ranked(judged: list[_Judged], kind_refs: KindRefs, params: Params) -> list[
         residual, worst = unexplained(fit, kind_refs.scale, params)
         b, g, r = (float(v) for v in np.log(mean_colour(top.window, fit.seen) / top.ref.colour))
         lit = None
-        barred = fit.score < params.score_min or residual > params.residual_max  # else no bar it could change
-        if barred and fit.score >= params.shade_score_min:  # else too little of the face to be shaded
+        if fit.score < params.score_min or residual > params.residual_max:  # else no bar it could change
             lit = _aligned_on(unshaded(top.window, top.ref, fit, kind_refs.scale, params), top.ref, fit.seen,
                               kind_refs, params)
             if lit is not None:

@@ -180,10 +180,7 @@ class Params:
     ink the face lacks is no shade) ..."""
     shade_max: float = 0.5
     """... and taken as at most this much lighter or darker (natural log). The bars on the score
-    and the residual hold for the piece with its shade taken off or as it is ..."""
-    shade_score_min: float = 0.6
-    """... where its score as it is reaches this: a shade taken off may clear up a face the piece
-    shows, not make one out of a plain patch (a shade that follows a face's faint print)."""
+    and the residual hold for the piece with its shade taken off or as it is."""
     residual_slack_mm: float = 0.3
     """A face laid this far off explains the difference along its edges (mm)."""
     residual_patch_mm: float = 2.5

@@ -281,23 +281,3 @@ def test_each_windows_sums_over_the_weight_are_those_of_its_pixels(card_refs: Ki
     assert np.allclose(sums, [window.sum(axis=(0, 1)) for window in windows], rtol=1e-5, atol=1e-2)
     squared = [(window * patch[y:y + h, x:x + w]).sum() for window, (y, x) in zip(windows, places, strict=True)]
     assert np.allclose(squares, squared, rtol=1e-5, atol=1e-2)
-
-
-def test_the_shade_is_not_taken_off_a_piece_that_shows_too_little_of_its_face(card_refs: KindRefs) -> None:
-    """Taking a shade off may clear up a face the piece shows (a shadow's band across it); it is
-    not tried on a piece that correlates under :attr:`Params.shade_score_min` as it is."""
-    margin = round(DEFAULT.shift_mm * card_refs.scale)
-    face = card_refs.refs[0].image
-    rows = face.shape[0]
-    shaded = face.copy()
-    shaded[rows // 3: rows // 2] *= np.float32(0.75)  # a sharp shadow's band across it
-    other = face.copy()
-    other[: rows // 10] = np.random.default_rng(4).random(other[: rows // 10].shape)  # print it lacks
-    found = []
-    for image in (shaded, other):
-        patch = cv2.copyMakeBorder(image, margin, margin, margin, margin, cv2.BORDER_REPLICATE)
-        found.append(compare([Cut(0.0, patch, np.ones(patch.shape[:2], np.float32))], card_refs, DEFAULT)[0])
-    in_shadow, lacking = found
-    assert DEFAULT.shade_score_min <= in_shadow.score < DEFAULT.score_min
-    assert in_shadow.lit_score is not None and in_shadow.lit_score > DEFAULT.score_min
-    assert lacking.score < DEFAULT.shade_score_min and lacking.lit_score is None
