@@ -16,7 +16,7 @@ import numpy as np
 from vision.calibration import TableCalibration
 from vision.reading.params import Params
 
-MAP_STEP_PX = 8
+MAP_STEP_PX = 16
 """The warp's map is worked out every this many view pixels and interpolated between (px)."""
 
 
