@@ -117,7 +117,7 @@ def relit(empty: np.ndarray, view: np.ndarray, inside: np.ndarray, piece_px: flo
     shown = cv2.resize(inside.astype(np.uint8), size, interpolation=cv2.INTER_NEAREST) > 0
     if not shown.any():
         return empty
-    change[~shown] = np.median(change[shown], axis=0)  # outside the frame: no news
+    change[~shown] = _channel_medians(change[shown])  # outside the frame: no news
     # the median filter takes 8-bit images beyond the smallest windows: the change in steps
     steps = np.clip(np.round(change / LIGHT_STEP) + 128, 0, 255).astype(np.uint8)
     steps = _median(steps, window * factor)
@@ -185,8 +185,8 @@ def _unlike_rim(seen: np.ndarray, inside: np.ndarray, sample: np.ndarray, piece_
     if not rim.any():
         return None
     colours = seen[rim]
-    centre = np.median(colours, axis=0)
-    spread = np.maximum(1.4826 * np.median(np.abs(colours - centre), axis=0), params.table_spread_min)
+    centre = _channel_medians(colours)
+    spread = np.maximum(1.4826 * _channel_medians(np.abs(colours - centre)), params.table_spread_min)
     far = length(scaled(seen, centre, 1.0 / spread)) > params.rim_sigmas
     far &= inside
     if far.sum() > params.rim_far_max * inside.sum():
