@@ -132,10 +132,10 @@ def _reported(plane: Plane, found: list[tuple[Placement, list[Match]]], leftover
     *leftovers*: a heap of which no piece is named is one thing unknown."""
     pieces: list[FoundPiece] = []
     unknown: list[UnknownPiece] = []
-    light = _light([m for _piece, m in found], params)
+    lights = _lights(found, params)
     in_heap: dict[int, tuple[Leftover, list[UnknownPiece]]] = {}  # each heap's unknowns
     named: set[int] = set()  # the heaps that a piece was named in
-    for piece, matches in found:
+    for (piece, matches), light in zip(found, lights, strict=True):
         before = len(pieces), len(unknown)
         _report(plane, piece, matches, params, pieces, unknown, light)
         if piece.heap is not None:
@@ -334,12 +334,25 @@ def _near(a: Placement, b: Placement) -> bool:
     return math.dist(a.centre, b.centre) < reach
 
 
-def _light(found: list[list[Match]], params: Params) -> np.ndarray | None:
-    """The light's colour over the table, as the pieces named show it: the median of their
-    :attr:`~vision.reading.identify.Match.tint`, or None where no piece is named."""
-    tints = [matches[0].tint for matches in found
+def _lights(found: list[tuple[Placement, list[Match]]], params: Params) -> list[np.ndarray | None]:
+    """The light's colour at each piece of *found*, as the pieces named show it (their
+    :attr:`~vision.reading.identify.Match.tint`): their median; or, where at least
+    :attr:`Params.light_plane_min` of them are within :attr:`Params.tint_max` of it, a plane
+    across the view through theirs (each piece's centre held within theirs). None where no
+    piece is named."""
+    named = [(piece.centre, matches[0].tint) for piece, matches in found
              if matches and matches[0].tint is not None and decide(matches, params).face is not None]
-    return np.median(np.array(tints), axis=0) if tints else None
+    if not named:
+        return [None] * len(found)
+    tints = np.array([tint for _centre, tint in named])
+    median = np.median(tints, axis=0)
+    near = np.array([_hue_off(tint - median) <= params.tint_max for tint in tints])
+    if near.sum() < params.light_plane_min:
+        return [median] * len(found)
+    centres = np.array([centre for centre, _tint in named])[near]
+    plane = np.linalg.lstsq(np.column_stack([np.ones(len(centres)), centres]), tints[near], rcond=None)[0]
+    low, high = centres.min(axis=0), centres.max(axis=0)
+    return [np.concatenate([[1.0], np.clip(piece.centre, low, high)]) @ plane for piece, _m in found]
 
 
 def _hue_off(tint: np.ndarray) -> float:

@@ -165,10 +165,14 @@ class Params:
     """... and no patch of the aligned difference, per unit of the piece's own contrast, is
     over this (a missing or extra symbol, another colour, a fill)."""
     tint_max: float = 0.5
-    """... and its mean colour over its face's differs from the light's (the median of that over
-    every piece named) by at most this between two channels (natural log: 0.5 is one channel
-    two thirds more than another); lighter or darker in every channel alike (a shadow) does not
+    """... and its mean colour over its face's differs from the light's there (as the pieces
+    named show it) by at most this between two channels (natural log: 0.5 is one channel two
+    thirds more than another); lighter or darker in every channel alike (a shadow) does not
     count. The same print in another colour is another face."""
+    light_plane_min: int = 6
+    """Where at least this many pieces named are within :attr:`tint_max` of their median colour,
+    the light's colour is a plane across the view through theirs (a lamp on one side, a window
+    on the other); else their median."""
     shade_blur_mm: float = 2.0
     """Before the best face is judged closely, the light's shade across the piece is taken off (a
     shadow's band, glare: what a plane does not follow): its ratio to the face, smoothed by this

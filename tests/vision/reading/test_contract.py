@@ -344,6 +344,25 @@ def test_a_coin_in_shade_is_read_though_darker_than_the_light(tmp_path: Path) ->
     assert result.unknown == ()
 
 
+def test_the_lights_colour_may_change_across_the_table(tmp_path: Path) -> None:
+    library = _mint(tmp_path)
+    frame = _coins([("A", GOLD, (90, 110)), ("B", SILVER, (270, 110)), ("A", GOLD, (450, 110)),
+                    ("B", SILVER, (630, 110)), ("A", GOLD, (810, 110)), ("A", SILVER, (90, 300)),
+                    ("A", GOLD, (270, 300)), ("B", SILVER, (450, 300)), ("A", GOLD, (630, 300)),
+                    ("B", SILVER, (810, 300))])
+    # a cool window on the left, a warm lamp on the right: blue over red from 0.64 to -0.64
+    # (natural log), the outer coins more than 0.5 from the middle's, the inner ones less
+    across = np.linspace(-1.0, 1.0, frame.shape[1])
+    gain = 0.8 * np.exp(np.outer(across, [0.4, 0.0, -0.4]))
+    frame = np.asarray(np.clip(frame * gain[None, :, :], 0, 255), np.uint8)
+    result = read(frame, library)
+    found = sorted((round(p.center[0], -1), round(p.center[1], -1), p.front) for p in result.pieces)
+    assert found == [(90, 110, "A"), (270, 110, "B"), (270, 300, "A"), (450, 110, "A"), (450, 300, "B"),
+                     (630, 110, "B"), (630, 300, "A"), (810, 110, "A"), (810, 300, "B")]
+    # still, the silver A has the gold A's print but not its metal
+    assert [(round(u.center[0], -1), u.best) for u in result.unknown] == [(90, "coin/A")]
+
+
 @pytest.mark.slow
 @needs_photos
 def test_read_with_calibration_reports_mm_and_checks_size(set_library: Library) -> None:
