@@ -38,6 +38,7 @@ from vision.reading.faces import (
 from vision.reading.fit import Placement
 from vision.reading.judge import Fit, aligned, unexplained, unshaded
 from vision.reading.params import Params
+from vision.reading.twins import apart, lead_on
 
 
 @dataclass(frozen=True)
@@ -169,16 +170,26 @@ def compare(cuts: list[Cut], kind_refs: KindRefs, params: Params, stride: int = 
     verdict) names none of them though the best correlates at least
     :attr:`Params.lay_score_min`, each is judged again laid over the piece
     (:func:`_laid_over`)."""
-    weight = kind_refs.weight
-    h, w = weight.shape
     if not kind_refs.refs:
         return []
+    matches, plain = _judged(cuts, kind_refs, params, stride, params.faces_compared)
+    if named is None or matches[0].score < params.lay_score_min or named(matches):
+        return matches
+    return _ranked(_laid_over(plain, kind_refs, params), kind_refs, params)
+
+
+def _judged(cuts: list[Cut], kind_refs: KindRefs, params: Params, stride: int,
+            count: int) -> tuple[list[Match], list[_Judged]]:
+    """The *count* fronts that slide best over the piece's *cuts* and the back, each judged at
+    its best cut and place: their matches (best first) and how each was judged."""
+    weight = kind_refs.weight
+    h, w = weight.shape
     slid: dict[str, tuple[float, int, int, tuple[int, int]]] = {}  # face: score, cut, ref, place
     for c, cut in enumerate(cuts):
-        for face, (top, index, at) in _slid(cut.patch, kind_refs, params, stride).items():
+        for face, (top, index, at) in _slid(cut.patch, kind_refs, params, count, stride).items():
             if face not in slid or top > slid[face][0]:
                 slid[face] = (top, c, index, at)
-    fronts = sorted((f for f in slid if f != "back"), key=lambda f: -slid[f][0])[:params.faces_compared]
+    fronts = sorted((f for f in slid if f != "back"), key=lambda f: -slid[f][0])[:count]
     plain: list[_Judged] = []
     level: dict[tuple[int, int, int], np.ndarray] = {}  # each window less its planes, by cut and place
     for face in fronts + (["back"] if "back" in slid else []):
@@ -189,10 +200,7 @@ def compare(cuts: list[Cut], kind_refs: KindRefs, params: Params, stride: int = 
             level[c, dx, dy] = centred(window, seen)
         fit = _aligned_on(window, ref, seen, kind_refs, params, level[c, dx, dy])
         plain.append(_Judged(face, fit, ref, index, cut, (dx, dy), window, seen))
-    matches = _ranked(plain, kind_refs, params)
-    if named is None or matches[0].score < params.lay_score_min or named(matches):
-        return matches
-    return _ranked(_laid_over(plain, kind_refs, params), kind_refs, params)
+    return _ranked(plain, kind_refs, params), plain
 
 
 def _laid_over(plain: list[_Judged], kind_refs: KindRefs, params: Params) -> list[_Judged]:
@@ -301,12 +309,12 @@ def _ranked(judged: list[_Judged], kind_refs: KindRefs, params: Params) -> list[
     return matches
 
 
-def _slid(patch: np.ndarray, kind_refs: KindRefs, params: Params,
+def _slid(patch: np.ndarray, kind_refs: KindRefs, params: Params, count: int,
           stride: int = 1) -> dict[str, tuple[float, int, tuple[int, int]]]:
-    """For each face that scores among the best where the piece was fitted: its best
-    correlation slid over *patch*'s margin (every *stride* px), the reference that gives it,
-    and where (px). With a *stride* over 1 (a wide search), the faces that score best anywhere
-    in the margin."""
+    """For the back and each of the *count* fronts that score best where the piece was fitted:
+    its best correlation slid over *patch*'s margin (every *stride* px), the reference that
+    gives it, and where (px). With a *stride* over 1 (a wide search), the faces that score best
+    anywhere in the margin."""
     weight = kind_refs.weight
     h, w = weight.shape
     # every place the piece may lie at in the patch, as a row of that window's pixels
@@ -328,7 +336,7 @@ def _slid(patch: np.ndarray, kind_refs: KindRefs, params: Params,
     for i in np.argsort(-first):
         face = kind_refs.refs[i].face
         if face not in by_face and face != "back":
-            if fronts >= params.faces_compared:
+            if fronts >= count:
                 continue  # only the fronts that look most like the piece are compared closely
             fronts += 1
         picks = by_face.setdefault(face, [])
@@ -392,18 +400,18 @@ def _lead(top: _Judged, kind_refs: KindRefs, best: Match, runner_up: Match, para
     sigma = params.twin_blur_mm * kind_refs.scale
     if top.warp is not None:  # so is its twin (as the best was, where it cannot be laid itself)
         b = laid(window, b, seen, kind_refs, params) or moved(b, top.warp, kind_refs, params)
-        aparts = _apart(a, b, sigma, params)
+        aparts = apart(a, b, sigma, params)
     else:
         pair = (id(a), id(b))
         if pair not in kind_refs.apart:
             if len(kind_refs.apart) >= APART_KEPT:
                 kind_refs.apart.clear()
-            kind_refs.apart[pair] = _apart(a, b, sigma, params)
+            kind_refs.apart[pair] = apart(a, b, sigma, params)
         aparts = kind_refs.apart[pair]
     step = params.blur_steps_mm.index(best.blur_mm)
     lead: float | None = None
-    for apart in aparts:
-        found = _lead_on(apart * seen, seen, window, a.soft[step], b.soft[step], kind_refs, params)
+    for part in aparts:
+        found = lead_on(part * seen, seen, window, a.soft[step], b.soft[step], kind_refs, params)
         if found is None:
             continue
         if min(found) <= -params.margin_min:
@@ -412,62 +420,3 @@ def _lead(top: _Judged, kind_refs: KindRefs, best: Match, runner_up: Match, para
         if lead >= 2 * params.margin_min:
             break  # a larger lead would change neither the verdict nor its confidence
     return lead
-
-
-def _lead_on(apart: np.ndarray, seen: np.ndarray, window: np.ndarray, a: np.ndarray, b: np.ndarray,
-             kind_refs: KindRefs, params: Params) -> tuple[float, float] | None:
-    """How much better *a* matches *window* than *b* does where *apart* (how they differ) is
-    large, in colour and in hue alone; None where that part is small. First on the print's
-    pattern there (each of the three less its mean over the part); where that says little either
-    way (by less than :attr:`Params.margin_min`), on the part's level against what of *seen*
-    lies round it (:attr:`Params.twin_context_mm`): a flat fill that one face has and the other
-    lacks has no pattern, only a level."""
-    weight = kind_refs.weight
-    part = apart > params.twin_difference_min
-    if part.sum() < params.twin_part_min * weight.sum():
-        part = apart > params.twin_faint_min  # faces that differ only in thin lines
-        if part.sum() < params.twin_part_min * weight.sum():
-            return None
-    flat = np.concatenate([v.reshape(-1, 3) for v in (window, a, b)], axis=1)
-    values = flat[np.flatnonzero(part)]
-    pattern = _leads(values - values.mean(axis=0))
-    if max(abs(v) for v in pattern) >= params.margin_min:
-        return pattern
-    reach = 2 * round(params.twin_context_mm * kind_refs.scale) + 1
-    around = cv2.dilate(part.astype(np.uint8), np.ones((reach, reach), np.uint8)).astype(bool) & (seen > 0)
-    return _leads(values - flat[np.flatnonzero(around)].mean(axis=0))
-
-
-def _leads(values: np.ndarray) -> tuple[float, float]:
-    """For the piece's, *a*'s and *b*'s values over a part (a row per pixel, three channels
-    each, less each one's level): how much better *a*'s correlate with the piece's than *b*'s,
-    in colour and in hue alone (each pixel less its grey, too: where two faces differ in their
-    ink's colour). Both come from the products of the nine channels (a 9x9 matrix)."""
-    products = (values.T @ values).astype(np.float64).reshape(3, 3, 3, 3)
-    grey = np.eye(3) - 1.0 / 3.0  # a pixel less its grey (a projection: applied once is enough)
-    colour, hue = (np.einsum("cd,icjd->ij", m, products) for m in (np.eye(3), grey))
-    # a hue a millionth of the colour's power is rounding: a grey part has none
-    floors = 1e-6 * np.diag(colour)
-    return (_cosine(colour, 1) - _cosine(colour, 2),
-            _cosine(hue, 1, floors) - _cosine(hue, 2, floors))
-
-
-def _apart(a: Reference, b: Reference, sigma: float, params: Params) -> tuple[np.ndarray, ...]:
-    """How two references differ, blurred by *sigma* px: as they are, and where their mean
-    colours differ (:attr:`Params.twin_light_min`), with *b*'s channels each scaled to *a*'s."""
-    maps = [np.abs(a.image - b.image)]
-    ratio = a.colour / b.colour
-    if float(np.abs(np.log(ratio)).max()) > params.twin_light_min:
-        maps.append(np.abs(a.image - b.image * ratio[None, None, :]))
-    return tuple(np.asarray(cv2.GaussianBlur(summed(m), (0, 0), sigma), np.float32) for m in maps)
-
-
-def _cosine(products: np.ndarray, other: int, floors: np.ndarray | None = None) -> float:
-    """The cosine of the angle between the piece (0) and *other* as vectors, from the 3x3
-    *products* of the piece and the two faces (0 where either is nought: its power no more
-    than its *floor*, or than 1e-12)."""
-    power = np.diag(products)
-    if floors is not None and (power[0] <= floors[0] or power[other] <= floors[other]):
-        return 0.0
-    d = math.sqrt(float(power[0] * power[other]))  # sums of squares; a hue's rounding is cut off above
-    return float(products[0, other]) / d if d > 1e-12 else 0.0

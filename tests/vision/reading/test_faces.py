@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 from tests.vision.reading.test_thin_print import CARD, DRAWN, card_face
 from vision.library import Library
 from vision.reading.faces import KindRefs, centred, laid, lay, power_over, references
-from vision.reading.identify import Cut, _lead_on, _next_turns, _window_sums, compare
+from vision.reading.identify import Cut, _next_turns, _window_sums, compare
 from vision.reading.params import DEFAULT
+from vision.reading.twins import lead_on
 
 
 @settings(max_examples=60, deadline=None)
@@ -231,37 +232,56 @@ def test_the_lead_is_how_much_better_one_face_correlates_with_the_part_where_two
         hx, hy, hz = (v - v.mean(axis=1, keepdims=True) for v in (x, y, z))
         return _cosine(x, y) - _cosine(x, z), _cosine(hx, hy) - _cosine(hx, hz)
 
+    def explained() -> tuple[float, float]:
+        # how much less of the piece's level over the part each face leaves, scaled as best fits
+        # the piece round it, each less its mean there
+        inner = part[context]
+        out = []
+        for hue in (False, True):
+            x, y, z = (v[context] - v[context].mean(axis=0) for v in (window, a, b))
+            if hue:
+                x, y, z = (v - v.mean(axis=1, keepdims=True) for v in (x, y, z))
+            left = [np.sum((x[inner] - np.sum(x * f) / np.sum(f * f) * f[inner]) ** 2) / np.sum(x[inner] ** 2)
+                    for f in (y, z)]
+            out.append(float(left[1] - left[0]))
+        return out[0], out[1]
+
     # the print's pattern over the part where it says something either way; else the part's
     # level against what is round it
     pattern = leads([v[part].mean(axis=0) for v in (window, a, b)])
     if max(abs(v) for v in pattern) < DEFAULT.margin_min:
-        pattern = leads([v[context].mean(axis=0) for v in (window, a, b)])
-    found = _lead_on(apart, seen, window, a, b, card_refs, DEFAULT)
+        pattern = explained()
+    found = lead_on(apart, seen, window, a, b, card_refs, DEFAULT)
     assert found is not None
     assert found == pytest.approx(pattern, abs=1e-4)
 
 
 @pytest.mark.parametrize("shown", ["empty", "tinted"])
-def test_a_faint_fill_that_one_face_has_and_the_other_lacks_gives_a_clear_lead(card_refs: KindRefs,
-                                                                               shown: str) -> None:
-    # a flat fill has no pattern to tell it by: it is told by how it stands out from round it
+@pytest.mark.parametrize(("count", "ink", "shape", "light"), [(2, "red", "oval", (1.0, 1.0, 1.0)),
+                                                              (3, "purple", "diamond", (1.0, 0.85, 1.1)),
+                                                              (1, "green", "squiggle", (0.8, 0.9, 1.1))])
+def test_a_faint_fill_that_one_face_has_and_the_other_lacks_gives_a_clear_lead(
+        card_refs: KindRefs, shown: str, count: int, ink: str, shape: str, light: tuple[float, float, float]) -> None:
+    # a flat fill has no pattern to tell it by: it is told by how it stands out from round it,
+    # in a light of another colour too
     weight = card_refs.weight
     h, w = weight.shape
-    empty, solid = (cv2.resize(card_face(2, "red", fill, "oval"), (w, h), interpolation=cv2.INTER_AREA)
+    empty, solid = (cv2.resize(card_face(count, ink, fill, shape), (w, h), interpolation=cv2.INTER_AREA)
                     .astype(np.float32) / 255 for fill in ("empty", "solid"))
-    tinted = 0.7 * empty + 0.3 * solid  # fine stripes seen from afar
+    tinted = 0.75 * empty + 0.25 * solid  # fine stripes seen from afar
     faces = {"empty": empty, "tinted": tinted}
     best, other = faces[shown], faces["tinted" if shown == "empty" else "empty"]
-    window = best + np.random.default_rng(1).normal(0.0, 0.01, best.shape).astype(np.float32)
+    noise = np.random.default_rng(1).normal(0.0, 0.02, best.shape)
+    window = np.asarray(0.8 * best * np.array(light) + noise, np.float32)
     apart = cv2.GaussianBlur(np.abs(best - other).sum(axis=2), (0, 0), DEFAULT.twin_blur_mm * card_refs.scale)
-    found = _lead_on(apart * weight, weight, window, best, other, card_refs, DEFAULT)
+    found = lead_on(apart * weight, weight, window, best, other, card_refs, DEFAULT)
     assert found is not None and found[0] >= 2 * DEFAULT.margin_min
 
 
 def test_the_lead_in_hue_is_nought_where_the_part_is_grey(card_refs: KindRefs) -> None:
     rng = np.random.default_rng(3)
     grey = [np.repeat(rng.random((*card_refs.weight.shape, 1)), 3, axis=2).astype(np.float32) for _ in range(3)]
-    found = _lead_on(np.ones(card_refs.weight.shape, np.float32), card_refs.weight, *grey, card_refs, DEFAULT)
+    found = lead_on(np.ones(card_refs.weight.shape, np.float32), card_refs.weight, *grey, card_refs, DEFAULT)
     assert found is not None and found[1] == 0.0
 
 
@@ -281,3 +301,4 @@ def test_each_windows_sums_over_the_weight_are_those_of_its_pixels(card_refs: Ki
     assert np.allclose(sums, [window.sum(axis=(0, 1)) for window in windows], rtol=1e-5, atol=1e-2)
     squared = [(window * patch[y:y + h, x:x + w]).sum() for window, (y, x) in zip(windows, places, strict=True)]
     assert np.allclose(squares, squared, rtol=1e-5, atol=1e-2)
+
