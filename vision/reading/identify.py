@@ -168,13 +168,18 @@ def compare(cuts: list[Cut], kind_refs: KindRefs, params: Params, stride: int = 
     then judged on the visible part at the cut and place it correlated best at, the fronts
     that correlated best (:attr:`Params.faces_compared`) and the back. Where *named* (the
     verdict) names none of them though the best correlates at least
-    :attr:`Params.lay_score_min`, each is judged again laid over the piece
+    :attr:`Params.lay_score_min`, so are the next likeliest (:attr:`Params.faces_widened`);
+    where that names none either, each is judged again laid over the piece
     (:func:`_laid_over`)."""
     if not kind_refs.refs:
         return []
     matches, plain = _judged(cuts, kind_refs, params, stride, params.faces_compared)
     if named is None or matches[0].score < params.lay_score_min or named(matches):
         return matches
+    if params.faces_widened > params.faces_compared:
+        matches, plain = _judged(cuts, kind_refs, params, stride, params.faces_widened)
+        if named(matches):
+            return matches
     return _ranked(_laid_over(plain, kind_refs, params), kind_refs, params)
 
 

@@ -107,6 +107,9 @@ class Params:
     faces_compared: int = 3
     """How many fronts (those that look most like the piece where it was fitted) are slid over
     it and judged closely, besides the back."""
+    faces_widened: int = 6
+    """Where none of those is named though the best correlates at least :attr:`lay_score_min`,
+    this many are (the next likeliest too: a thin print's colour hardly shows at first)."""
     turns_compared: int = 1
     """... each at this many of its turns (those that score best there)."""
     shift_mm: float = 1.5

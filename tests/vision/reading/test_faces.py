@@ -4,6 +4,8 @@ that shows it a little larger, smaller or moved."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -15,7 +17,7 @@ from hypothesis import strategies as st
 from tests.vision.reading.test_thin_print import CARD, DRAWN, card_face
 from vision.library import Library
 from vision.reading.faces import KindRefs, centred, laid, lay, power_over, references
-from vision.reading.identify import Cut, _next_turns, _window_sums, compare
+from vision.reading.identify import Cut, Match, _next_turns, _window_sums, compare
 from vision.reading.params import DEFAULT
 from vision.reading.twins import lead_on
 
@@ -302,3 +304,31 @@ def test_each_windows_sums_over_the_weight_are_those_of_its_pixels(card_refs: Ki
     squared = [(window * patch[y:y + h, x:x + w]).sum() for window, (y, x) in zip(windows, places, strict=True)]
     assert np.allclose(squares, squared, rtol=1e-5, atol=1e-2)
 
+
+def test_a_piece_no_face_is_named_for_is_compared_with_the_next_likeliest_fronts_too(tmp_path: Path) -> None:
+    library = Library.create(tmp_path / "library")
+    for colour in ("purple", "green", "red"):
+        for fill in ("empty", "striped"):
+            library.register("card", "rect", CARD, card_face(2, colour, fill, "diamond"), front=f"{colour}-{fill}")
+    refs = references(library, DEFAULT)["card"]
+    shown = next(r for r in refs.refs if r.face == "green-empty" and r.turn_deg == 0.0)
+    margin = round(DEFAULT.shift_mm * refs.scale)
+    patch = cv2.copyMakeBorder(shown.image, margin, margin, margin, margin, cv2.BORDER_REPLICATE)
+    cut = Cut(0.0, patch, np.ones(patch.shape[:2], np.float32))
+    params = replace(DEFAULT, faces_compared=2, faces_widened=5)
+    judged: list[list[str]] = []
+
+    def verdict(named: bool) -> Callable[[list[Match]], bool]:
+        def named_or_not(matches: list[Match]) -> bool:
+            judged.append(sorted(m.face for m in matches))
+            return named
+        return named_or_not
+
+    # named from the likeliest two: no more are compared
+    first = compare([cut], refs, params, named=verdict(True))
+    assert first[0].face == "green-empty" and len(judged) == 1 and len(judged[0]) == 2
+    # named from none of them: the likeliest five are, the same two among them
+    judged.clear()
+    compare([cut], refs, params, named=verdict(False))
+    assert [len(faces) for faces in judged] == [2, 5]
+    assert set(judged[0]) < set(judged[1])
