@@ -212,13 +212,17 @@ def _laid_over(plain: list[_Judged], kind_refs: KindRefs, params: Params) -> lis
     """The faces *plain* judged again, each laid over the piece (:func:`lay`) where that
     correlates better: each image of it at the turn it was judged at (the one that correlated
     best first: another camera's may lie better once laid), and a disc's face that would have
-    to be turned further than :attr:`Params.lay_turn_max_deg` from its next turn. Where the
-    best of them is laid, a face that could not be laid itself is laid as that was (its image
+    to be turned further than :attr:`Params.lay_turn_max_deg` from its next turn; a face that
+    correlates less than :attr:`Params.lay_score_min` is not laid itself. Where the best of them
+    is laid, a face that could not be or was not laid itself is laid as that was (its image
     most like the best's: the piece's print is framed so for both), so that it is not weighed
     unlaid against a laid one."""
     lain: list[_Judged] = []
     for judged in plain:
         best = judged
+        if judged.fit is None or judged.fit.score < params.lay_score_min:
+            lain.append(judged)  # too unlike the piece to be laid itself
+            continue
         for start in _images(kind_refs, judged.index):
             for index in [start, *_next_turns(kind_refs, start)]:
                 near = replace(judged, ref=kind_refs.refs[index], index=index)
