@@ -9,8 +9,10 @@ strength, a tint laid over the whole piece or light falling off across it does n
 what is printed in which colour does. The best face is judged closely
 (:mod:`~vision.reading.judge`): what of the piece it leaves unexplained, as the piece is and
 once the light's shade across it is taken off. A piece that no face is named for, though one
-correlates well, is judged again with each face laid over it (moved, turned, and for a rect
-scaled and sheared a little, as another camera or a crop's framing makes a print differ).
+correlates well, is judged against more of the likeliest fronts, and then again with each face
+laid over it (moved, turned, and for a rect scaled and sheared a little, as another camera or a
+crop's framing makes a print differ). Where the best face and the runner-up differ is judged
+in :mod:`~vision.reading.twins`.
 """
 
 from __future__ import annotations
