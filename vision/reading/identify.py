@@ -178,7 +178,8 @@ def compare(cuts: list[Cut], kind_refs: KindRefs, params: Params, stride: int = 
     matches, plain = _judged(cuts, kind_refs, params, stride, params.faces_compared)
     if named is None or matches[0].score < params.lay_score_min or named(matches):
         return matches
-    if params.faces_widened > params.faces_compared:
+    fronts = len({ref.face for ref in kind_refs.refs} - {"back"})
+    if params.faces_widened > params.faces_compared < fronts:  # else there are no more to judge
         matches, plain = _judged(cuts, kind_refs, params, stride, params.faces_widened)
         if named(matches):
             return matches

@@ -332,3 +332,22 @@ def test_a_piece_no_face_is_named_for_is_compared_with_the_next_likeliest_fronts
     compare([cut], refs, params, named=verdict(False))
     assert [len(faces) for faces in judged] == [2, 5]
     assert set(judged[0]) < set(judged[1])
+
+
+def test_a_kind_with_no_more_fronts_than_are_judged_first_is_not_judged_again(tmp_path: Path) -> None:
+    library = Library.create(tmp_path / "library")
+    for colour in ("purple", "green"):
+        library.register("card", "rect", CARD, card_face(2, colour, "empty", "diamond"), front=colour)
+    refs = references(library, DEFAULT)["card"]
+    shown = next(r for r in refs.refs if r.face == "green" and r.turn_deg == 0.0)
+    margin = round(DEFAULT.shift_mm * refs.scale)
+    patch = cv2.copyMakeBorder(shown.image, margin, margin, margin, margin, cv2.BORDER_REPLICATE)
+    judged: list[int] = []
+
+    def never(matches: list[Match]) -> bool:
+        judged.append(len(matches))
+        return False
+
+    compare([Cut(0.0, patch, np.ones(patch.shape[:2], np.float32))], refs,
+            replace(DEFAULT, faces_compared=2, faces_widened=5), named=never)
+    assert judged == [2]  # laid over at once: there are no more fronts to judge
