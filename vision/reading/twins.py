@@ -18,7 +18,7 @@ from vision.reading.params import Params
 
 
 def lead_on(apart: np.ndarray, seen: np.ndarray, window: np.ndarray, a: np.ndarray, b: np.ndarray,
-             kind_refs: KindRefs, params: Params) -> tuple[float, float] | None:
+            kind_refs: KindRefs, params: Params) -> tuple[float, float] | None:
     """How much better *a* matches *window* than *b* does where *apart* (how they differ) is
     large, in colour and in hue alone; None where that part is small. First on the print's
     pattern there (each of the three less its mean over the part); where that says little either
@@ -61,7 +61,8 @@ def _explained(flat: np.ndarray, part: np.ndarray, around: np.ndarray) -> tuple[
         piece = v[:, 0]
         power = float((piece[inner] ** 2).sum())
         if power < 1e-12:
-            return 0.0, 0.0
+            leads.append(0.0)  # nothing of the piece to explain there (a grey part has no hue)
+            continue
         left = []
         for face in (v[:, 1], v[:, 2]):
             gain = float((piece * face).sum()) / max(float((face * face).sum()), 1e-12)

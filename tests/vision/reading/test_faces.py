@@ -19,7 +19,7 @@ from vision.library import Library
 from vision.reading.faces import KindRefs, centred, laid, lay, power_over, references
 from vision.reading.identify import Cut, Match, _next_turns, _window_sums, compare
 from vision.reading.params import DEFAULT
-from vision.reading.twins import lead_on
+from vision.reading.twins import _explained, lead_on
 
 
 @settings(max_examples=60, deadline=None)
@@ -278,6 +278,25 @@ def test_a_faint_fill_that_one_face_has_and_the_other_lacks_gives_a_clear_lead(
     apart = cv2.GaussianBlur(np.abs(best - other).sum(axis=2), (0, 0), DEFAULT.twin_blur_mm * card_refs.scale)
     found = lead_on(apart * weight, weight, window, best, other, card_refs, DEFAULT)
     assert found is not None and found[0] >= 2 * DEFAULT.margin_min
+
+
+def test_a_grey_fill_seen_as_it_is_is_told_by_its_level_though_it_has_no_hue() -> None:
+    # a grey fill inside a grey outline on white paper, the piece the filled face exactly: the
+    # piece has no hue at all, which must not cost the lead in colour
+    filled = np.ones((20, 30, 3), np.float32)
+    filled[5:15, 5:25] = 0.3  # the outline
+    filled[7:13, 7:23] = 0.8  # the fill
+    empty = filled.copy()
+    empty[7:13, 7:23] = 1.0
+    part = np.zeros((20, 30), bool)
+    part[7:13, 7:23] = True
+    around = np.zeros((20, 30), bool)
+    around[3:17, 3:27] = True
+    flat = np.concatenate([v.reshape(-1, 3) for v in (0.9 * filled, filled, empty)], axis=1)
+    colour, hue = _explained(flat, part, around)
+    assert colour >= 2 * DEFAULT.margin_min and hue == 0.0
+    assert _explained(np.concatenate([v.reshape(-1, 3) for v in (0.9 * filled, empty, filled)], axis=1),
+                      part, around)[0] <= -2 * DEFAULT.margin_min
 
 
 def test_the_lead_in_hue_is_nought_where_the_part_is_grey(card_refs: KindRefs) -> None:
