@@ -74,6 +74,14 @@ def _shown(ref_image: np.ndarray, grown: float, move_px: tuple[float, float], tu
     return np.asarray(cv2.warpAffine(ref_image, m, (w, h), borderMode=cv2.BORDER_REPLICATE), np.float32)
 
 
+def _cut(piece: np.ndarray, refs: KindRefs) -> Cut:
+    """*piece* (an image of the kind's size at the comparison scale) upright, with the search's
+    margin round it (its edges drawn out), all of it seen."""
+    margin = round(DEFAULT.shift_mm * refs.scale)
+    patch = cv2.copyMakeBorder(piece, margin, margin, margin, margin, cv2.BORDER_REPLICATE)
+    return Cut(0.0, patch, np.ones(patch.shape[:2], np.float32))
+
+
 def _correlation(window: np.ndarray, image: np.ndarray, seen: np.ndarray) -> float:
     p, f = centred(window, seen), centred(image, seen)
     return float((p * f).sum() / np.sqrt((p * p).sum() * (f * f).sum()))
@@ -177,10 +185,7 @@ def test_a_face_that_cannot_be_laid_over_the_piece_itself_is_weighed_laid_as_the
                      front="askew")
     refs = references(library, DEFAULT)["card"]
     shown = next(r for r in refs.refs if r.face == "square" and r.turn_deg == 0.0)
-    margin = round(DEFAULT.shift_mm * refs.scale)
-    patch = cv2.copyMakeBorder(_shown(shown.image, 1.06, (0.0, 0.0)), margin, margin, margin, margin,
-                               cv2.BORDER_REPLICATE)
-    cut = Cut(0.0, patch, np.ones(patch.shape[:2], np.float32))
+    cut = _cut(_shown(shown.image, 1.06, (0.0, 0.0)), refs)
     plain = {m.face: m.score for m in compare([cut], refs, DEFAULT)}
     lain = {m.face: m.score for m in compare([cut], refs, DEFAULT, named=lambda _matches: False)}
     assert lain["square"] > 0.97 > plain["square"]
@@ -197,10 +202,7 @@ def test_each_image_of_a_face_is_laid_over_the_piece_not_only_the_one_that_corre
     library.register("card", "rect", CARD, face, front="diamonds")
     refs = references(library, DEFAULT)["card"]
     sharp = next(r for r in refs.refs if r.source == 1 and r.turn_deg == 0.0)
-    margin = round(DEFAULT.shift_mm * refs.scale)
-    patch = cv2.copyMakeBorder(_shown(sharp.image, 1.08, (0.0, 0.0)), margin, margin, margin, margin,
-                               cv2.BORDER_REPLICATE)
-    cut = Cut(0.0, patch, np.ones(patch.shape[:2], np.float32))
+    cut = _cut(_shown(sharp.image, 1.08, (0.0, 0.0)), refs)
     plain = compare([cut], refs, DEFAULT)[0]
     lain = compare([cut], refs, DEFAULT, named=lambda _matches: False)[0]
     assert refs.refs[plain.ref].source == 0  # the soft image correlated best before laying
@@ -331,9 +333,7 @@ def test_a_piece_no_face_is_named_for_is_compared_with_the_next_likeliest_fronts
             library.register("card", "rect", CARD, card_face(2, colour, fill, "diamond"), front=f"{colour}-{fill}")
     refs = references(library, DEFAULT)["card"]
     shown = next(r for r in refs.refs if r.face == "green-empty" and r.turn_deg == 0.0)
-    margin = round(DEFAULT.shift_mm * refs.scale)
-    patch = cv2.copyMakeBorder(shown.image, margin, margin, margin, margin, cv2.BORDER_REPLICATE)
-    cut = Cut(0.0, patch, np.ones(patch.shape[:2], np.float32))
+    cut = _cut(shown.image, refs)
     params = replace(DEFAULT, faces_compared=2, faces_widened=5)
     judged: list[list[str]] = []
 
@@ -359,14 +359,11 @@ def test_a_kind_with_no_more_fronts_than_are_judged_first_is_not_judged_again(tm
         library.register("card", "rect", CARD, card_face(2, colour, "empty", "diamond"), front=colour)
     refs = references(library, DEFAULT)["card"]
     shown = next(r for r in refs.refs if r.face == "green" and r.turn_deg == 0.0)
-    margin = round(DEFAULT.shift_mm * refs.scale)
-    patch = cv2.copyMakeBorder(shown.image, margin, margin, margin, margin, cv2.BORDER_REPLICATE)
     judged: list[int] = []
 
     def never(matches: list[Match]) -> bool:
         judged.append(len(matches))
         return False
 
-    compare([Cut(0.0, patch, np.ones(patch.shape[:2], np.float32))], refs,
-            replace(DEFAULT, faces_compared=2, faces_widened=5), named=never)
+    compare([_cut(shown.image, refs)], refs, replace(DEFAULT, faces_compared=2, faces_widened=5), named=never)
     assert judged == [2]  # laid over at once: there are no more fronts to judge
