@@ -58,8 +58,9 @@ class Match:
     """How much the face was blurred to look like the piece (:attr:`Params.blur_steps_mm`)."""
     lead: float | None = None
     """For the best face: how much better it matches than the runner-up where the two differ
-    (correlation on that part alone, in colour or in hue); None where they hardly differ or for
-    the others."""
+    (correlation on that part alone, in colour or in hue); None where they hardly differ, where
+    its score beats the runner-up's by twice :attr:`Params.margin_min` already, or for the
+    others."""
     worst_px: tuple[int, int] | None = None
     """For the best face: where the worst patch of the aligned difference lies in its window
     (px at the comparison scale)."""
@@ -295,8 +296,8 @@ def _alike(kind_refs: KindRefs, index: int, face: str) -> int:
 
 
 def _ranked(judged: list[_Judged], kind_refs: KindRefs, params: Params) -> list[Match]:
-    """The matches of the faces *judged*, best first: the best with its residual, tint and lead
-    over the runner-up."""
+    """The matches of the faces *judged*, best first: the best with its residual, tint and (where
+    its score's margin is under twice :attr:`Params.margin_min`) lead over the runner-up."""
     matches = [Match(j.face, -1.0 if j.fit is None else j.fit.score, j.ref.turn_deg + j.cut.turn_deg,
                      math.inf, j.place, j.index, 0.0 if j.fit is None else j.fit.blur_mm) for j in judged]
     order = sorted(range(len(matches)), key=lambda i: matches[i].score, reverse=True)
@@ -315,9 +316,9 @@ def _ranked(judged: list[_Judged], kind_refs: KindRefs, params: Params) -> list[
         matches[order[0]] = replace(matches[order[0]], residual=residual, tint=(b, g, r), worst_px=worst,
                                     lit_score=None if lit is None else lit.score)
     matches = [matches[i] for i in order]
-    if len(matches) > 1:
-        best, runner_up = matches[0], matches[1]
-        matches[0] = replace(best, lead=_lead(top, kind_refs, best, runner_up, params))
+    if len(matches) > 1 and matches[0].score - matches[1].score < 2 * params.margin_min:
+        # (a wider margin in correlation alone changes neither the verdict nor its confidence)
+        matches[0] = replace(matches[0], lead=_lead(top, kind_refs, matches[0], matches[1], params))
     return matches
 
 

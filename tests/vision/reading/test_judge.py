@@ -3,6 +3,8 @@ is judged closely, and what that leaves of print the face lacks."""
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -13,7 +15,9 @@ from hypothesis import strategies as st
 
 from tests.vision.reading.test_thin_print import CARD, INKS, card_face
 from vision.library import Library
+from vision.reading.decide import decide
 from vision.reading.faces import KindRefs, references
+from vision.reading.identify import Match
 from vision.reading.judge import aligned, unexplained, unshaded
 from vision.reading.params import DEFAULT
 
@@ -103,3 +107,15 @@ def test_a_plain_piece_is_not_shaded_into_a_face_whose_print_is_wider_than_the_b
     assert fit is not None
     out = unshaded(window, ref, fit, refs.scale, DEFAULT).mean(axis=2)[refs.weight > 0]
     assert float(np.ptp(out)) < 0.1
+
+
+@settings(max_examples=200, deadline=None)
+@given(score=st.floats(0.0, 1.0), gap=st.floats(2 * DEFAULT.margin_min, 2.0), residual=st.floats(0.0, 3.0),
+       lit=st.one_of(st.none(), st.floats(-1.0, 1.0)), lead=st.floats(-1.0, 1.0))
+def test_where_the_best_score_clears_twice_the_margin_no_lead_changes_the_verdict(
+        score: float, gap: float, residual: float, lit: float | None, lead: float) -> None:
+    # the comparison weighs the two likeliest faces' lead only where their scores are closer
+    best = Match("a", score, 0.0, residual, (0, 0), 0, 0.0, lit_score=lit)
+    runner_up = Match("b", score - gap, 0.0, math.inf, (0, 0), 1, 0.0)
+    without, weighed = decide([best, runner_up], DEFAULT), decide([replace(best, lead=lead), runner_up], DEFAULT)
+    assert (without.face, without.confidence) == (weighed.face, weighed.confidence)
