@@ -338,8 +338,10 @@ def _slid(patch: np.ndarray, kind_refs: KindRefs, params: Params, count: int,
     spread = np.sqrt(np.maximum(squares - (sums * sums).sum(axis=1) / float(weight.sum()), 1e-9))
     # each reference scored where the piece was fitted, and where what all its kind's faces
     # share matches best (a disc's centre is found by its rim better than by its outline)
+    every = None
     if stride > 1:  # a wide search: each reference ranked by its best place
-        first = np.asarray((flat @ kind_refs.table.T / spread[:, None]).max(axis=0), np.float32)
+        every = flat @ kind_refs.table.T / spread[:, None]
+        first = np.asarray(every.max(axis=0), np.float32)
     else:
         common = int(np.argmax(flat @ kind_refs.common.ravel() / spread))
         fitted = ((patch.shape[1] - w) // 2, (patch.shape[0] - h) // 2)
@@ -356,7 +358,7 @@ def _slid(patch: np.ndarray, kind_refs: KindRefs, params: Params, count: int,
         if len(picks) < params.turns_compared:
             picks.append(int(i))
     chosen = [i for picks in by_face.values() for i in picks]
-    scores = flat @ kind_refs.table[chosen].T / spread[:, None]
+    scores = flat @ kind_refs.table[chosen].T / spread[:, None] if every is None else every[:, chosen]
     out: dict[str, tuple[float, int, tuple[int, int]]] = {}
     for column, i in enumerate(chosen):
         at = int(np.argmax(scores[:, column]))
