@@ -317,7 +317,7 @@ def _ranked(judged: list[_Judged], kind_refs: KindRefs, params: Params) -> list[
                                     lit_score=None if lit is None else lit.score)
     matches = [matches[i] for i in order]
     if len(matches) > 1 and matches[0].score - matches[1].score < 2 * params.margin_min:
-        # (a wider margin in correlation alone changes neither the verdict nor its confidence)
+        # where the scores alone clear twice the margin's bar, no lead changes the verdict or its confidence
         matches[0] = replace(matches[0], lead=_lead(top, kind_refs, matches[0], matches[1], params))
     return matches
 
