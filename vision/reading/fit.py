@@ -130,10 +130,26 @@ def _fit_at_scale(contours: list[np.ndarray], shape: tuple[int, int], kinds: lis
             continue
         if max(cv2.minAreaRect(contour)[1]) > params.heap_extent_max * reach_mm * px_per_mm:
             continue  # no heap of pieces is that long: a mat's edge, a board, a shadow
+        band = (params.thin_share * narrowest, reach_mm * px_per_mm * (1 + params.size_tolerance))
+        if _is_band(contour, *band):
+            continue
         laid, rest = fit_heap(contour, shape, kinds, px_per_mm, params)
         placements += laid
-        leftovers += rest
+        leftovers += [left for left in rest if not _is_band(left.outline, *band)]
     return placements, leftovers
+
+
+def _is_band(outline: np.ndarray, thick_px: float, long_px: float) -> bool:
+    """Whether *outline* is longer than *long_px* (any piece) and nowhere *thick_px* thick (the
+    narrowest piece is): the table's own, a band along a mat's edge or a streak of grain, for
+    it is no piece, no part of one and no heap of them."""
+    points = np.asarray(outline, np.float32).reshape(-1, 1, 2)
+    if max(cv2.minAreaRect(points)[1]) <= long_px:
+        return False
+    x, y, w, h = cv2.boundingRect(points)
+    region = np.zeros((h + 2, w + 2), np.uint8)
+    cv2.drawContours(region, [np.round(points - [x - 1, y - 1]).astype(np.int32)], -1, 1, cv2.FILLED)
+    return 2.0 * float(cv2.distanceTransform(region, cv2.DIST_L2, 5).max()) < thick_px
 
 
 def _thin_parts_off(contours: list[np.ndarray], shape: tuple[int, int], kinds: list[PieceKind],

@@ -77,7 +77,8 @@ class Params:
     the table's own (a mat's edge, a board)."""
     thin_share: float = 0.8
     """An outline longer than any heap loses its parts thinner than this share of the
-    narrowest piece's width (a band along a mat's edge), and what is left is read."""
+    narrowest piece's width (a band along a mat's edge), and what is left is read; an outline
+    longer than any piece and nowhere this thick is no piece, part or heap: it is not read."""
     tail_share: float = 0.3
     """An outline that fits no kind is fitted again without its parts thinner than this share
     of the narrowest piece (a streak of grain or a shadow that touches the piece)."""

@@ -112,6 +112,23 @@ def test_tiles_near_the_table_colour_are_found_in_a_shadow_the_empty_frame_lacks
     assert sorted(p.front for p in result.pieces) == sorted(name for name, _c, _a in laid), result
     assert not result.unknown, result.unknown
 
+
+def test_a_streak_of_grain_and_a_band_along_the_edge_are_not_reported_but_a_block_is(tmp_path: Path) -> None:
+    """Longer than any piece and nowhere as thick as the narrowest: no piece, part or heap."""
+    library = _library(tmp_path / "library")
+    table = cloth(400, 250, seed=4)
+    a, b = (round(40 * SCALE), round(200 * SCALE)), (round(170 * SCALE), round(180 * SCALE))
+    cv2.line(table, a, b, (40, 45, 50), round(6 * SCALE))  # dark grain, 6 mm wide, 130 mm long
+    table[: round(8 * SCALE), round(150 * SCALE):round(330 * SCALE)] = (30, 35, 40)  # the floor past the board
+    die = np.s_[round(186 * SCALE):round(211 * SCALE), round(196 * SCALE):round(221 * SCALE)]
+    table[die] = (235, 235, 240)  # a 25 mm block, no registered piece
+    laid = [("star", (90, 100), 15.0), ("moon", (250, 120), 30.0), ("drop", (330, 200), 5.0)]
+    for name, centre, angle in laid:
+        put(table, tile_face(name), TILE, centre, angle)
+    result = read(table, library, px_per_mm=SCALE)
+    assert sorted(p.front for p in result.pieces) == ["drop", "moon", "star"]
+    assert [tuple(round(v / SCALE) for v in u.center) for u in result.unknown] == [(208, 198)], result.unknown
+
 def _ring(colour: tuple[int, int, int]) -> np.ndarray:
     """A white card-like tile with a thin ring drawn in *colour* (BGR)."""
     face = np.full((400, 400, 3), 240, np.uint8)
