@@ -1,13 +1,16 @@
 """Stage 1: what in the view is not table.
 
-With an empty frame a piece is what differs from it in colour, once the empty frame is brought
-to the light the view was taken in (the light's change over a window several pieces wide, as
-the table shows it). Without one, a piece is what stands out from the local table colour by
-more than the table's own spread (wood grain, cloth weave). The local table colour is a median
-over a window several pieces wide; where the scale is not known, over what the view's rim
-shows, less whatever of a piece's size stands far out from the rim's colour (so pieces laid
-close together do not become the table, and a mat or board laid on it stays table). Both work
-in CIELAB, so a difference in hue counts as much as one in brightness.
+With an empty frame a piece is what differs from it in colour, once the two are brought to the
+same light: the light's change over a window several pieces wide, as the table shows it, and at
+each place the brighter of the two lights (a shadow would otherwise shrink every difference
+under it). A part that differs is a piece where it somewhere differs well past the bar: the
+light misjudged at a shadow's soft edge differs a little, all over a patch. Without an empty
+frame, a piece is what stands out from the local table colour by more than the table's own
+spread (wood grain, cloth weave). The local table colour is a median over a window several
+pieces wide; where the scale is not known, over what the view's rim shows, less whatever of a
+piece's size stands far out from the rim's colour (so pieces laid close together do not become
+the table, and a mat or board laid on it stays table). Both work in CIELAB, so a difference in
+hue counts as much as one in brightness.
 """
 
 from __future__ import annotations
@@ -60,22 +63,24 @@ def not_table(view: np.ndarray, valid: np.ndarray, empty: np.ndarray | None, pie
     """A 0/1 uint8 mask of what is not table in *view*: *valid* marks the pixels that show the
     frame; *empty* is the view without pieces, or None; *piece_px* the largest piece's size."""
     sigma = params.smooth_mm * (px_per_mm or 1.5)
-    seen = lab(view, sigma)
     inside = valid > 0
     if not inside.any():
         return np.zeros(valid.shape, np.uint8)
     # the table's statistics from every 4th pixel each way: plenty, and 16 times quicker
     picked = inside[::4, ::4]
     if empty is not None:
-        change = seen - lab(relit(empty, view, inside, piece_px, params), sigma)
+        now, before = lit_alike(view, empty, inside, piece_px, params)
+        change = lab(now, sigma) - lab(before, sigma)
         drift = _channel_medians(change[::4, ::4][picked])  # the light's overall drift since
         change = scaled(change, drift)
         distance = length(change)
         sampled = distance[::4, ::4][picked]
         typical = float(np.median(sampled))
         spread = 1.4826 * float(np.median(np.abs(sampled - typical)))
-        mask = distance > max(params.empty_delta_min, typical + params.empty_sigmas * spread)
+        bar = max(params.empty_delta_min, typical + params.empty_sigmas * spread)
+        mask = _reaching(distance, bar, params.empty_peak_share * bar)
     else:
+        seen = lab(view, sigma)
         sample = np.zeros_like(inside)
         sample[::4, ::4] = picked
         # without a scale the window is a guess, and pieces laid close may fill it: what stands
@@ -100,13 +105,24 @@ def not_table(view: np.ndarray, valid: np.ndarray, empty: np.ndarray | None, pie
     return _clean(mask.astype(np.uint8), params.hole_max * piece_px * piece_px)
 
 
-def relit(empty: np.ndarray, view: np.ndarray, inside: np.ndarray, piece_px: float,
-          params: Params) -> np.ndarray:
-    """*empty* (BGR uint8) as it would look in *view*'s light: each channel of each pixel times
-    how much the light there has grown or faded since (a cloud, a lamp to one side, a shadow,
-    the camera's exposure or white balance). That is the median of the change over a window
-    several pieces wide (:attr:`Params.background_window`): the table, which is most of any
-    such window, changes by it; the pieces on it, which change otherwise, do not count."""
+def _reaching(values: np.ndarray, bar: float, high: float) -> np.ndarray:
+    """Where *values* is over *bar*, in each part over it that somewhere reaches *high*."""
+    over = (values > bar).astype(np.uint8)
+    count, labels = cv2.connectedComponents(over, connectivity=8)
+    reached = np.zeros(count, bool)
+    reached[labels[values > high]] = True
+    reached[0] = False  # under the bar
+    return np.asarray(reached[labels], bool)
+
+
+def lit_alike(view: np.ndarray, empty: np.ndarray, inside: np.ndarray, piece_px: float,
+              params: Params) -> tuple[np.ndarray, np.ndarray]:
+    """*view* and *empty* (BGR uint8) brought to the same light: where the light has faded since
+    *empty* was taken (a cloud, a shadow, a lamp to one side, the camera's exposure or white
+    balance), *view* brightened to *empty*'s; where it has grown, *empty* to *view*'s. The
+    light's change is each channel's median change over a window several pieces wide
+    (:attr:`Params.background_window`): the table, which is most of any such window, changes by
+    it; the pieces on it, which change otherwise, do not count."""
     rows, cols = empty.shape[:2]
     window = max(3.0, params.background_window * piece_px)
     factor, size = _shrunk((rows, cols), window)
@@ -116,16 +132,23 @@ def relit(empty: np.ndarray, view: np.ndarray, inside: np.ndarray, piece_px: flo
     change = np.log(now / before)
     shown = cv2.resize(inside.astype(np.uint8), size, interpolation=cv2.INTER_NEAREST) > 0
     if not shown.any():
-        return empty
+        return view, empty
     change[~shown] = _channel_medians(change[shown])  # outside the frame: no news
     # the median filter takes 8-bit images beyond the smallest windows: the change in steps
-    steps = np.clip(np.round(change / LIGHT_STEP) + 128, 0, 255).astype(np.uint8)
-    steps = _median(steps, window * factor)
-    if (steps == 128).all():
-        return empty  # the light is as it was
-    gain = np.exp((steps.astype(np.float32) - 128) * LIGHT_STEP)
-    light = cv2.resize(gain, (cols, rows), interpolation=cv2.INTER_LINEAR)
-    return np.asarray(cv2.multiply(empty, light, dtype=cv2.CV_8U), np.uint8)
+    levels = np.clip(np.round(change / LIGHT_STEP) + 128, 0, 255).astype(np.uint8)
+    steps = _median(levels, window * factor).astype(np.float32) - 128
+    faded, grown = np.minimum(steps, 0), np.maximum(steps, 0)  # where the light is as it was: neither
+    if faded.any():
+        view = _times(view, np.exp(-faded * LIGHT_STEP), (cols, rows))
+    if grown.any():
+        empty = _times(empty, np.exp(grown * LIGHT_STEP), (cols, rows))
+    return view, empty
+
+
+def _times(image: np.ndarray, small_gain: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """*image* (BGR uint8) times *small_gain* (per channel, on a shrunk grid) grown to *size*."""
+    gain = cv2.resize(small_gain, size, interpolation=cv2.INTER_LINEAR)
+    return np.asarray(cv2.multiply(image, gain, dtype=cv2.CV_8U), np.uint8)
 
 
 def _table_regions(seen: np.ndarray, inside: np.ndarray, piece_px: float,

@@ -37,6 +37,10 @@ class Params:
     """With an empty frame: the smallest colour difference from it that is a piece (CIELAB)."""
     empty_sigmas: float = 5.0
     """With an empty frame: a difference this many robust spreads over the frame's noise."""
+    empty_peak_share: float = 1.5
+    """With an empty frame: a part over the bar is a piece only where it somewhere differs by
+    this many times the bar (a part that nowhere does is the light misjudged, at a shadow's
+    soft edge)."""
     table_regions: int = 3
     """Without an empty frame, the table is looked at as up to this many parts of different
     colours (a mat on a cloth), each its own local colour."""
