@@ -146,10 +146,19 @@ def _is_band(outline: np.ndarray, thick_px: float, long_px: float) -> bool:
     points = np.asarray(outline, np.float32).reshape(-1, 1, 2)
     if max(cv2.minAreaRect(points)[1]) <= long_px:
         return False
-    x, y, w, h = cv2.boundingRect(points)
-    region = np.zeros((h + 2, w + 2), np.uint8)
-    cv2.drawContours(region, [np.round(points - [x - 1, y - 1]).astype(np.int32)], -1, 1, cv2.FILLED)
+    region, _corner = _filled(points, 1)
     return 2.0 * float(cv2.distanceTransform(region, cv2.DIST_L2, 5).max()) < thick_px
+
+
+def _filled(outline: np.ndarray, pad: int) -> tuple[np.ndarray, np.ndarray]:
+    """*outline* (view px) filled in, as a 0/1 uint8 image of its bounding box and *pad* px
+    round it, and where that image's top left lies in the view (px)."""
+    points = np.round(np.asarray(outline, np.float64).reshape(-1, 1, 2)).astype(np.int32)
+    x, y, w, h = cv2.boundingRect(points)
+    corner = np.array([x - pad, y - pad], np.int32)
+    region = np.zeros((h + 2 * pad, w + 2 * pad), np.uint8)
+    cv2.drawContours(region, [points - corner], -1, 1, cv2.FILLED)
+    return region, corner
 
 
 def _thin_parts_off(contours: list[np.ndarray], shape: tuple[int, int], kinds: list[PieceKind],
@@ -159,20 +168,9 @@ def _thin_parts_off(contours: list[np.ndarray], shape: tuple[int, int], kinds: l
     laid against it would otherwise join)."""
     reach_px = params.heap_extent_max * max(math.hypot(*k.size_mm) for k in kinds) * px_per_mm
     narrowest = params.thin_share * min(min(k.size_mm) for k in kinds) * px_per_mm
-    size = max(3, round(narrowest) | 1)
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
     out: list[np.ndarray] = []
     for contour in contours:
-        if max(cv2.minAreaRect(contour)[1]) <= reach_px:
-            out.append(contour)
-            continue
-        x, y, w, h = cv2.boundingRect(contour)
-        pad = size
-        region = np.zeros((h + 2 * pad, w + 2 * pad), np.uint8)
-        cv2.drawContours(region, [contour - [x - pad, y - pad]], -1, 1, cv2.FILLED)
-        opened = np.asarray(cv2.morphologyEx(region, cv2.MORPH_OPEN, kernel), np.uint8)
-        parts, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-        out += [part + [x - pad, y - pad] for part in parts]
+        out += [contour] if max(cv2.minAreaRect(contour)[1]) <= reach_px else _opened(contour, narrowest)
     return out
 
 
@@ -180,12 +178,10 @@ def _opened(contour: np.ndarray, size_px: float) -> list[np.ndarray]:
     """The outlines left of *contour* once everything thinner than *size_px* is taken off."""
     size = max(3, round(size_px) | 1)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
-    x, y, w, h = cv2.boundingRect(contour)
-    region = np.zeros((h + 2 * size, w + 2 * size), np.uint8)
-    cv2.drawContours(region, [contour - [x - size, y - size]], -1, 1, cv2.FILLED)
+    region, corner = _filled(contour, size)
     opened = np.asarray(cv2.morphologyEx(region, cv2.MORPH_OPEN, kernel), np.uint8)
     parts, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    return [part + [x - size, y - size] for part in parts]
+    return [part + corner for part in parts]
 
 
 def fit_single(contour: np.ndarray, kinds: list[PieceKind], px_per_mm: float | None,
@@ -290,11 +286,10 @@ def _crossing(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray) -> tup
 def fit_heap(contour: np.ndarray, shape: tuple[int, int], kinds: list[PieceKind], px_per_mm: float,
              params: Params) -> tuple[list[Placement], list[Leftover]]:
     """The pieces that together make up *contour*'s outline (see the module's docstring)."""
-    x, y, w, h = cv2.boundingRect(contour)
     whole = _leftover(contour)
     pad = int(math.ceil(max(max(k.size_mm) for k in kinds) * px_per_mm / 2)) + 2
-    region = np.zeros((h + 2 * pad, w + 2 * pad), np.uint8)
-    cv2.drawContours(region, [contour - [x - pad, y - pad]], -1, 1, cv2.FILLED)
+    region, corner = _filled(contour, pad)
+    left, top = (int(v) for v in corner)
     # pieces are laid at a coarser scale: the comparison refines each one's place and turn
     f = min(1.0, params.heap_px_per_mm / px_per_mm)
     small = cv2.resize(region.astype(np.float32), None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
@@ -346,7 +341,7 @@ def fit_heap(contour: np.ndarray, shape: tuple[int, int], kinds: list[PieceKind]
             break
         kind, angle, _k = tries[best[2]]
         cx, cy = (best[3][0] + 0.5) / f - 0.5, (best[3][1] + 0.5) / f - 0.5
-        laid.append(Placement(kind, (cx + x - pad, cy + y - pad), angle, px_per_mm, False, heap=whole))
+        laid.append(Placement(kind, (cx + left, cy + top), angle, px_per_mm, False, heap=whole))
         local = Placement(kind, (float(best[3][0]), float(best[3][1])), angle, coarse, False)
         explained = np.maximum(explained, local.silhouette(heap.shape).astype(np.float32))
     taken = cv2.resize(explained, (region.shape[1], region.shape[0]), interpolation=cv2.INTER_NEAREST)
@@ -356,7 +351,7 @@ def fit_heap(contour: np.ndarray, shape: tuple[int, int], kinds: list[PieceKind]
     smallest = min(k.area_mm2 for k in kinds) * px_per_mm ** 2
     for c in cv2.findContours(rest, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]:
         if cv2.contourArea(c) >= params.leftover_min * smallest:
-            leftovers.append(replace(_leftover(c + [x - pad, y - pad]), heap=whole))
+            leftovers.append(replace(_leftover(c + [left, top]), heap=whole))
     return laid, leftovers
 
 
