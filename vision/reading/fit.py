@@ -113,6 +113,8 @@ def _fit_at_scale(contours: list[np.ndarray], shape: tuple[int, int], kinds: lis
     leftovers: list[Leftover] = []
     smallest = min(k.area_mm2 for k in kinds)
     reach_mm = max(math.hypot(*k.size_mm) for k in kinds)
+    narrowest = min(min(k.size_mm) for k in kinds) * px_per_mm
+    band = (params.thin_share * narrowest, reach_mm * px_per_mm * (1 + params.size_tolerance))
     for contour in _thin_parts_off(contours, shape, kinds, px_per_mm, params):
         area = cv2.contourArea(contour)
         if area < params.leftover_min * smallest * px_per_mm ** 2:
@@ -122,7 +124,6 @@ def _fit_at_scale(contours: list[np.ndarray], shape: tuple[int, int], kinds: lis
             placements.append(single)
             continue
         # a piece with a tail of the table's grain or shadow on it: the tail cut off
-        narrowest = min(min(k.size_mm) for k in kinds) * px_per_mm
         parts = _opened(contour, params.tail_share * narrowest)
         fitted = [fit_single(part, kinds, px_per_mm, params) for part in parts]
         if fitted and all(f is not None for f in fitted):
@@ -130,7 +131,6 @@ def _fit_at_scale(contours: list[np.ndarray], shape: tuple[int, int], kinds: lis
             continue
         if max(cv2.minAreaRect(contour)[1]) > params.heap_extent_max * reach_mm * px_per_mm:
             continue  # no heap of pieces is that long: a mat's edge, a board, a shadow
-        band = (params.thin_share * narrowest, reach_mm * px_per_mm * (1 + params.size_tolerance))
         if _is_band(contour, *band):
             continue
         laid, rest = fit_heap(contour, shape, kinds, px_per_mm, params)
