@@ -1,7 +1,8 @@
 """The piece reader on the independent renderer's validation scenes, through the CLI contract.
 
     .venv/bin/python benchmarks/validation_pieces.py [--set DIR] [--mode scans|cloth|both]
-        [--scenes N] [--light as-taken|dimmer|warmer|fading|shadow] [--json]
+        [--scenes N] [--light as-taken|dimmer|warmer|fading|shadow]
+        [--camera as-taken|soft|noisy|coarse|compressed] [--json]
 
 DIR is the validation set's root (default ``../shared/validation/vision`` beside the checkout),
 as its README describes: ``pieces/library/registrations.json`` lists each face with a full-bleed
@@ -22,11 +23,17 @@ nearest true piece or distractor within 8 mm of its centre; a true piece is righ
 report on it has its kind, face and front (no front when face down); a piece not reported, or
 reported unknown only, is not right. A known report on a distractor or on nothing is *invented*,
 and so is a second known report on a piece already read (the worst outcome, like a wrong call).
+A known report on a piece that names another kind, face or front is *named wrongly*.
 
 ``--light`` reads each scene's photo as if the light had changed after the empty frame was
 taken (the empty frame and the library as they are): each 8-bit value scaled, ``dimmer`` by
 0.8, ``warmer`` by 0.88, 1 and 1.1 (blue, green, red), ``fading`` from 0.8 at the left edge to
 1.1 at the right, ``shadow`` by 0.65 under a soft-edged ellipse over a third of the view.
+
+``--camera`` reads each scene as another camera would have taken it (the photo and the empty
+frame alike; the library as it is): ``soft`` blurred (Gaussian sigma 1.2 px), ``noisy`` with
+noise added (sigma 6 levels), ``coarse`` at 0.6 of the size, ``compressed`` as a JPEG of
+quality 40.
 """
 
 from __future__ import annotations
@@ -39,6 +46,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,6 +74,7 @@ def register(library: Path, entries: list[dict[str, Any]], root: Path, source: s
 
 
 LIGHTS = ("as-taken", "dimmer", "warmer", "fading", "shadow")
+CAMERAS = ("as-taken", "soft", "noisy", "coarse", "compressed")
 
 
 def relit(photo: Path, light: str, out: Path) -> Path:
@@ -89,8 +98,35 @@ def relit(photo: Path, light: str, out: Path) -> Path:
         cv2.ellipse(shade, (int(w * 0.35), int(h * 0.4)), (int(w * 0.3), int(h * 0.22)), 25, 0, 360, 1.0, -1)
         gain = (1.0 - 0.35 * cv2.GaussianBlur(shade, (0, 0), w * 0.03))[..., None]
     out.mkdir(parents=True, exist_ok=True)
-    target = out / (photo.parent.name + ".png")
+    target = out / f"{photo.parent.name}-{photo.stem}.png"
     cv2.imwrite(str(target), np.clip(image * gain, 0, 255).astype(np.uint8))
+    return target
+
+
+def retaken(photo: Path, camera: str, out: Path) -> Path:
+    """*photo* as another *camera* would have taken it (see the module's docstring), saved in
+    *out* (losslessly, but for ``compressed``); *photo* itself where the camera is as it was."""
+    if camera == "as-taken":
+        return photo
+    import cv2
+    import numpy as np
+
+    image = cv2.imread(str(photo))
+    out.mkdir(parents=True, exist_ok=True)
+    target = out / f"{photo.parent.name}-{photo.stem}.png"
+    if camera == "soft":
+        image = cv2.GaussianBlur(image, (0, 0), 1.2)
+    elif camera == "noisy":
+        # each frame's own noise, the same on every run
+        noise = np.random.default_rng(zlib.crc32(target.name.encode())).normal(0.0, 6.0, image.shape)
+        image = np.clip(image + noise, 0, 255).astype(np.uint8)
+    elif camera == "coarse":
+        image = cv2.resize(image, None, fx=0.6, fy=0.6, interpolation=cv2.INTER_AREA)
+    else:
+        target = target.with_suffix(".jpg")
+        cv2.imwrite(str(target), image, [cv2.IMWRITE_JPEG_QUALITY, 40])
+        return target
+    cv2.imwrite(str(target), image)
     return target
 
 
@@ -99,6 +135,7 @@ class Tally:
     pieces: int = 0
     right: int = 0
     invented: int = 0
+    wrong: int = 0
     by_group: dict[str, list[int]] = field(default_factory=dict)  # group: [right, of]
     read_s: list[float] = field(default_factory=list)
     misses: list[str] = field(default_factory=list)
@@ -129,6 +166,7 @@ def score_scene(reading: dict[str, Any], truth: dict[str, Any], tally: Tally, sc
         ok = any(r["kind"] == piece["kind"] and r["face"] == piece["face"]
                  and (r["front"] if r["face"] == "up" else None) == piece["front"] for r in reports)
         tally.invented += max(0, len(reports) - 1)
+        tally.wrong += bool(reports) and not ok
         tally.pieces += 1
         tally.right += ok
         covered = "covered" if piece.get("covered_frac", 0) > 0.02 else "alone"
@@ -149,18 +187,20 @@ def _nearest(centre: list[float], targets: list[tuple[str, dict[str, Any]]]) -> 
     return best
 
 
-def run_mode(mode: str, root: Path, scenes: list[Path], light: str = "as-taken") -> Tally:
+def run_mode(mode: str, root: Path, scenes: list[Path], light: str = "as-taken",
+             camera: str = "as-taken") -> Tally:
     entries = json.loads((root / "pieces" / "library" / "registrations.json").read_text())
     tally = Tally()
     with tempfile.TemporaryDirectory(prefix="validation-pieces-") as tmp:
         library = Path(tmp) / "library"
         register(library, entries, root, "scan" if mode == "scans" else "on_cloth")
         for scene in scenes:
-            photo = relit(scene / "pieces.jpg", light, Path(tmp) / "relit")
+            taken = retaken(scene / "pieces.jpg", camera, Path(tmp) / "retaken")
+            photo = relit(taken, light, Path(tmp) / "relit")
             args = ["vision", "read", str(photo), "--library", str(library),
                     "--layout", str(scene / "layout.json"), "--json"]
             if mode == "cloth":
-                args += ["--empty", str(scene / "empty.jpg")]
+                args += ["--empty", str(retaken(scene / "empty.jpg", camera, Path(tmp) / "retaken"))]
             began = time.perf_counter()
             done = companion(*args)
             tally.read_s.append(time.perf_counter() - began)
@@ -200,13 +240,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--misses", action="store_true", help="list every piece not read right")
     parser.add_argument("--light", choices=LIGHTS, default="as-taken",
                         help="read each photo as if the light had changed since the empty frame")
+    parser.add_argument("--camera", choices=CAMERAS, default="as-taken",
+                        help="read each scene as if another camera had taken it")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     scenes = scene_dirs(args.set, "pieces", args.scenes)
     modes = ("scans", "cloth") if args.mode == "both" else (args.mode,)
-    results = {mode: run_mode(mode, args.set, scenes, args.light) for mode in modes}
+    results = {mode: run_mode(mode, args.set, scenes, args.light, args.camera) for mode in modes}
     if args.json:
-        print(json.dumps({m: {"pieces": t.pieces, "right": t.right, "invented": t.invented,
+        print(json.dumps({m: {"pieces": t.pieces, "right": t.right, "invented": t.invented, "wrong": t.wrong,
                               "by_group": t.by_group, "read_s_median": statistics.median(t.read_s),
                               "read_back": t.read_back,
                               "misses": t.misses} for m, t in results.items()}, indent=1))
@@ -214,7 +256,8 @@ def main(argv: list[str] | None = None) -> int:
     for mode, t in results.items():
         how = "scans, no empty frame" if mode == "scans" else "cloth photos, --empty"
         print(f"{how}: {t.right} / {t.pieces} right ({100 * t.right / t.pieces:.1f} %), "
-              f"{t.invented} invented; read (process) median {statistics.median(t.read_s):.2f} s")
+              f"{t.invented} invented, {t.wrong} named wrongly; "
+              f"read (process) median {statistics.median(t.read_s):.2f} s")
         for group, (ok, of) in sorted(t.by_group.items()):
             print(f"  {group:24s} {ok:4d} / {of:<4d} ({100 * ok / of:.0f} %)")
         print(f"  registration images read back as their own face: {t.read_back[0]} / {t.read_back[1]}")
