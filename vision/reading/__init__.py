@@ -99,16 +99,15 @@ def _read(image: np.ndarray, library: Library, calibration: TableCalibration | N
         blank(mask, quads, params.marker_quiet_zone, params.marker_margin_mm * (plane.scale or 1.0),
               params.marker_sheet_share)
     placements, leftovers = fit_outlines(mask, kinds, plane.scale, params)
-    found = [(piece, _matches(view, piece, placements, refs[piece.kind.name], params))
-             for piece in placements]
+    found = [_compared(view, piece, placements, refs[piece.kind.name], params) for piece in placements]
     if any(not piece.alone for piece in placements):
         # the heaps' pieces turned as their best faces say, and compared again where it or a
         # piece near it turned: what each hides of the others is then where it lies
         placements = [_turned_as_matched(piece, matches) for piece, matches in found]
         moved = [p.angle_deg != was.angle_deg for p, (was, _m) in zip(placements, found, strict=True)]
-        found = [(piece, _matches(view, piece, placements, refs[piece.kind.name], params)
-                  if not piece.alone and any(moved[j] and (j == i or _near(other, piece))
-                                             for j, other in enumerate(placements)) else matches)
+        found = [_compared(view, piece, placements, refs[piece.kind.name], params)
+                 if not piece.alone and any(moved[j] and (j == i or _near(other, piece))
+                                            for j, other in enumerate(placements)) else (piece, matches)
                  for i, (piece, (_was, matches)) in enumerate(zip(placements, found, strict=True))]
     if plane.scale is not None:
         found, leftovers = _leftovers_tried(view, found, leftovers, refs, plane.scale, params)
@@ -280,6 +279,22 @@ def _in_view(piece: Placement, kind_refs: KindRefs, shift_mm: float,
     du, dv = (at[0] - margin) * k, (at[1] - margin) * k
     cx, cy = piece.centre
     return cx + du * math.cos(a) - dv * math.sin(a), cy + du * math.sin(a) + dv * math.cos(a)
+
+
+def _compared(view: np.ndarray, piece: Placement, placements: list[Placement], kind_refs: KindRefs,
+              params: Params) -> tuple[Placement, list[Match]]:
+    """*piece*, whose outline was fitted, and its faces' matches (:func:`_matches`); where its
+    best face lies at the search's edge (an outline in a heap fitted further off than
+    :attr:`Params.shift_mm`) and correlates at least :attr:`Params.lay_score_min`, the piece
+    moved there and searched again."""
+    matches = _matches(view, piece, placements, kind_refs, params)
+    edge = 2 * max(1, round(params.shift_mm * kind_refs.scale))
+    at = matches[0].shift_px if matches else (edge // 2, edge // 2)
+    if 0 < at[0] < edge and 0 < at[1] < edge or matches[0].score < params.lay_score_min:
+        return piece, matches
+    moved = replace(piece, centre=_in_view(piece, kind_refs, params.shift_mm, at))
+    others = [moved if other is piece else other for other in placements]
+    return moved, _matches(view, moved, others, kind_refs, params)
 
 
 def _matches(view: np.ndarray, piece: Placement, placements: list[Placement], kind_refs: KindRefs,

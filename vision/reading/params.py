@@ -118,7 +118,9 @@ class Params:
     turns_compared: int = 1
     """... each at this many of its turns (those that score best there)."""
     shift_mm: float = 1.5
-    """How far a face is searched round the fitted centre when it is compared (mm)."""
+    """How far a face is searched round the fitted centre when it is compared (mm); where the best
+    face lies at the search's edge and correlates at least :attr:`lay_score_min`, it is searched
+    as far again round there."""
     leftover_shift_share: float = 0.25
     """Something that fits no kind but is small enough to be part of a piece is compared as
     that piece, its face searched this share of the kind's shorter side round its centre ..."""

@@ -13,7 +13,11 @@ import pytest
 
 from tests.vision.reading.test_read import COIN, SCALE, SURFACE, TILE, cloth, put, tile_face
 from vision.library import Library, PieceKind, find_piece, frame_points
-from vision.reading import read
+from vision.reading import _compared, read
+from vision.reading.decide import decide
+from vision.reading.faces import references
+from vision.reading.fit import Placement
+from vision.reading.params import DEFAULT
 
 FACES = ("moon", "drop", "star", "cross")
 
@@ -222,6 +226,27 @@ def test_a_coin_laid_on_a_tile_is_read_and_so_is_the_tile(tmp_path: Path) -> Non
     assert [front for front, _x, _y in named] == ["drop", "seven", "star"], named
     assert math.dist(next((x, y) for f, x, y in named if f == "seven"), (106, 92)) <= 1.5
     assert not result.unknown
+
+
+@pytest.mark.parametrize("offset_mm", [(2.5, 0.0), (-2.5, 0.0), (0.0, 2.5), (3.0, 0.0)])
+def test_a_coin_fitted_further_off_than_the_search_is_still_told_from_its_twin(tmp_path: Path,
+                                                                              offset_mm: tuple[float, float]) -> None:
+    library = Library.create(tmp_path / "library")
+    faces = {"ten": _coin((30, 30, 30), "10"), "three": _coin((30, 30, 30), "3")}
+    for name, face in faces.items():
+        _registered_coin(library, face, front=name)
+    refs = references(library, DEFAULT)["coin"]
+    table = cloth()
+    for face, x in zip(faces.values(), (80, 200), strict=True):
+        put(table, face, COIN, (x, 90), 25.0, disc=True)
+    for name, x in zip(faces, (80, 200), strict=True):
+        # the coin's outline fitted this far from where it lies (as in a heap of coins)
+        centre = ((x + offset_mm[0]) * SCALE, (90 + offset_mm[1]) * SCALE)
+        piece = Placement(refs.kind, centre, 0.0, SCALE, True)
+        moved, matches = _compared(table, piece, [piece], refs, DEFAULT)
+        assert decide(matches, DEFAULT).face == name
+        truth = (x * SCALE, 90 * SCALE)
+        assert math.dist(moved.centre, truth) <= math.dist(centre, truth)  # if moved, to where it lies
 
 
 def _mat_on_cloth() -> np.ndarray:
