@@ -128,7 +128,7 @@ def _read(image: np.ndarray, library: Library, calibration: TableCalibration | N
 def _reported(plane: Plane, found: list[tuple[Placement, list[Match]]], leftovers: list[Leftover],
               params: Params) -> tuple[list[FoundPiece], list[UnknownPiece]]:
     """What is reported of the pieces *found* (each with its faces' matches) and of the
-    *leftovers*: a heap of which no piece is named is one thing unknown."""
+    *leftovers* (but the small ones): a heap of which no piece is named is one thing unknown."""
     pieces: list[FoundPiece] = []
     unknown: list[UnknownPiece] = []
     lights = _lights(found, params)
@@ -143,6 +143,8 @@ def _reported(plane: Plane, found: list[tuple[Placement, list[Match]]], leftover
             if len(pieces) > before[0]:
                 named.add(id(piece.heap))
     for left in leftovers:
+        if left.small:
+            continue  # too small to be reported, where no piece was named for it
         if left.heap is None:
             unknown.append(_unknown(plane, left))
         else:

@@ -74,6 +74,8 @@ class Leftover:
     outline: np.ndarray
     heap: Leftover | None = None
     """The heap it is left of, or None."""
+    small: bool = False
+    """Whether it is too small to be reported as something unknown (:attr:`Params.part_min`)."""
 
 
 def fit_outlines(mask: np.ndarray, kinds: list[PieceKind], px_per_mm: float | None,
@@ -118,6 +120,8 @@ def _fit_at_scale(contours: list[np.ndarray], shape: tuple[int, int], kinds: lis
     for contour in _thin_parts_off(contours, shape, kinds, px_per_mm, params):
         area = cv2.contourArea(contour)
         if area < params.leftover_min * smallest * px_per_mm ** 2:
+            if area >= params.part_min * smallest * px_per_mm ** 2:
+                leftovers.append(replace(_leftover(contour), small=True))
             continue
         single = fit_single(contour, kinds, px_per_mm, params)
         if single is not None:

@@ -103,6 +103,9 @@ class Params:
     leftover_min: float = 0.35
     """What is left of a heap counts as something unknown from this share of the smallest
     kind's area."""
+    part_min: float = 0.2
+    """Something smaller, from this share, is still compared as part of a piece (a coin's middle,
+    its rim the table's colour, seen coarsely), but not reported where nothing is named."""
 
     compare_step_px_per_mm: float = 0.25
     """Pieces are compared no finer than the view shows them: at its scale rounded up to a

@@ -195,6 +195,29 @@ def _registered_coin(library: Library, face: np.ndarray, size: tuple[float, floa
     library.register("coin", "disc", size, photo, **which)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("coarse", [1.0, 0.5])
+def test_a_coin_whose_rim_is_the_cloths_colour_and_middle_a_third_of_its_area_is_read(tmp_path: Path,
+                                                                                     coarse: float) -> None:
+    faces = {}
+    for name in ("3", "7"):
+        face = np.full((240, 240, 3), 255, np.uint8)
+        cv2.circle(face, (120, 120), 119, SURFACE, -1)
+        cv2.circle(face, (120, 120), 68, (30, 30, 30), -1)  # a middle of 0.57 the coin's width
+        cv2.putText(face, name, (92, 150), cv2.FONT_HERSHEY_SIMPLEX, 2.6, (245, 245, 245), 9)
+        faces[name] = face
+    library = Library.create(tmp_path / "library")
+    for name, face in faces.items():
+        _registered_coin(library, face, front=name)
+    table = cloth()
+    put(table, faces["3"], COIN, (80, 90), 20.0, disc=True)
+    put(table, faces["7"], COIN, (200, 120), -30.0, disc=True)
+    table = cv2.resize(table, None, fx=coarse, fy=coarse, interpolation=cv2.INTER_AREA)
+    result = read(table, library, px_per_mm=SCALE * coarse)
+    assert sorted((p.front or "", round(p.center[0] / (SCALE * coarse), -1)) for p in result.pieces) == [
+        ("3", 80), ("7", 200)]
+    assert not result.unknown
+
+
 def test_a_coin_whose_back_is_the_cloths_colour_but_for_a_mark_is_read_face_down(tmp_path: Path) -> None:
     library = Library.create(tmp_path / "library")
     _registered_coin(library, _coin((40, 50, 200), "50"), front="fifty")
