@@ -275,12 +275,18 @@ def _in_view(piece: Placement, kind_refs: KindRefs, shift_mm: float,
              at: tuple[float, float]) -> tuple[float, float]:
     """Where in the view (px) the window of *piece*'s cut-out (with *shift_mm* of margin) whose
     top left is *at* (px) is centred."""
-    margin = max(1, round(shift_mm * kind_refs.scale))
+    margin = _margin_px(kind_refs, shift_mm)
     k = piece.px_per_mm / kind_refs.scale  # view px per patch px
     a = math.radians(piece.angle_deg)
     du, dv = (at[0] - margin) * k, (at[1] - margin) * k
     cx, cy = piece.centre
     return cx + du * math.cos(a) - dv * math.sin(a), cy + du * math.sin(a) + dv * math.cos(a)
+
+
+def _margin_px(kind_refs: KindRefs, shift_mm: float) -> int:
+    """*shift_mm* (how far a face is searched round a piece's centre) in px at the comparison's
+    scale, at least one."""
+    return max(1, round(shift_mm * kind_refs.scale))
 
 
 def _compared(view: np.ndarray, piece: Placement, placements: list[Placement], kind_refs: KindRefs,
@@ -290,9 +296,9 @@ def _compared(view: np.ndarray, piece: Placement, placements: list[Placement], k
     :attr:`Params.shift_mm`) and correlates at least :attr:`Params.lay_score_min`, the piece
     moved there and searched again."""
     matches = _matches(view, piece, placements, kind_refs, params)
-    edge = 2 * max(1, round(params.shift_mm * kind_refs.scale))
+    edge = 2 * _margin_px(kind_refs, params.shift_mm)
     at = matches[0].shift_px if matches else (edge // 2, edge // 2)
-    if 0 < at[0] < edge and 0 < at[1] < edge or matches[0].score < params.lay_score_min:
+    if (0 < at[0] < edge and 0 < at[1] < edge) or matches[0].score < params.lay_score_min:
         return piece, matches
     moved = replace(piece, centre=_in_view(piece, kind_refs, params.shift_mm, at))
     others = [moved if other is piece else other for other in placements]
@@ -306,7 +312,7 @@ def _matches(view: np.ndarray, piece: Placement, placements: list[Placement], ki
     every *stride* px."""
     h, w = kind_refs.weight.shape
     scale = kind_refs.scale
-    margin = max(1, round((params.shift_mm if shift_mm is None else shift_mm) * scale))
+    margin = _margin_px(kind_refs, params.shift_mm if shift_mm is None else shift_mm)
     others = [other for other in placements if other is not piece and _near(other, piece)]
     # a piece laid in a heap is turned only to the step it was laid at: try either side of it
     turns = params.heap_refine_deg if not piece.alone and piece.kind.shape != "disc" else (0.0,)

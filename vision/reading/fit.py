@@ -116,8 +116,9 @@ def _fit_at_scale(contours: list[np.ndarray], shape: tuple[int, int], kinds: lis
     smallest = min(k.area_mm2 for k in kinds)
     reach_mm = max(math.hypot(*k.size_mm) for k in kinds)
     narrowest = min(min(k.size_mm) for k in kinds) * px_per_mm
+    heap_px = params.heap_extent_max * reach_mm * px_per_mm  # no heap of pieces is longer
     band = (params.thin_share * narrowest, reach_mm * px_per_mm * (1 + params.size_tolerance))
-    for contour in _thin_parts_off(contours, shape, kinds, px_per_mm, params):
+    for contour in _thin_parts_off(contours, heap_px, band[0]):
         area = cv2.contourArea(contour)
         if area < params.leftover_min * smallest * px_per_mm ** 2:
             if area >= params.part_min * smallest * px_per_mm ** 2:
@@ -133,7 +134,7 @@ def _fit_at_scale(contours: list[np.ndarray], shape: tuple[int, int], kinds: lis
         if fitted and all(f is not None for f in fitted):
             placements += [f for f in fitted if f is not None]
             continue
-        if max(cv2.minAreaRect(contour)[1]) > params.heap_extent_max * reach_mm * px_per_mm:
+        if max(cv2.minAreaRect(contour)[1]) > heap_px:
             continue  # no heap of pieces is that long: a mat's edge, a board, a shadow
         if _is_band(contour, *band):
             continue
@@ -165,16 +166,13 @@ def _filled(outline: np.ndarray, pad: int) -> tuple[np.ndarray, np.ndarray]:
     return region, corner
 
 
-def _thin_parts_off(contours: list[np.ndarray], shape: tuple[int, int], kinds: list[PieceKind],
-                    px_per_mm: float, params: Params) -> list[np.ndarray]:
+def _thin_parts_off(contours: list[np.ndarray], heap_px: float, thick_px: float) -> list[np.ndarray]:
     """*contours*, each one longer than any heap cut into what is left of it once every part
     thinner than the narrowest piece is taken off (a band along a mat's edge, which pieces
     laid against it would otherwise join)."""
-    reach_px = params.heap_extent_max * max(math.hypot(*k.size_mm) for k in kinds) * px_per_mm
-    narrowest = params.thin_share * min(min(k.size_mm) for k in kinds) * px_per_mm
     out: list[np.ndarray] = []
     for contour in contours:
-        out += [contour] if max(cv2.minAreaRect(contour)[1]) <= reach_px else _opened(contour, narrowest)
+        out += [contour] if max(cv2.minAreaRect(contour)[1]) <= heap_px else _opened(contour, thick_px)
     return out
 
 

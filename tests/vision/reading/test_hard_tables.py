@@ -91,7 +91,6 @@ def test_a_small_coin_with_a_faint_rim_registers_at_its_whole_size(tmp_path: Pat
     assert np.allclose(corners, [[400, 300], [640, 540]], atol=240 * 0.04), corners
 
 
-
 def test_tiles_near_the_table_colour_are_found_in_a_shadow_the_empty_frame_lacks(tmp_path: Path) -> None:
     """Red tiles on a red table differ from it by about 16 in CIELAB: a shadow a third dark,
     which the empty frame lacks, would shrink that to about 11, under the bar of 12, were the
@@ -128,6 +127,7 @@ def test_a_streak_of_grain_and_a_band_along_the_edge_are_not_reported_but_a_bloc
     result = read(table, library, px_per_mm=SCALE)
     assert sorted(p.front for p in result.pieces) == ["drop", "moon", "star"]
     assert [tuple(round(v / SCALE) for v in u.center) for u in result.unknown] == [(208, 198)], result.unknown
+
 
 def _ring(colour: tuple[int, int, int]) -> np.ndarray:
     """A white card-like tile with a thin ring drawn in *colour* (BGR)."""
