@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
 from tests.support.drawn import place, token
 from tests.vision.set_game import SET_GAME, crop
 from vision.errors import LayoutError, VisionError
-from vision.library import LIBRARY_FILE, Library
+from vision.library import LIBRARY_FILE, Library, PieceKind, find_piece, frame_points
+from vision.library.frames import UNIT_SQUARE
 
 needs_photos = pytest.mark.skipif(not (SET_GAME / "labels.csv").is_file(),
                                   reason=f"the Set photographs are not at {SET_GAME}")
@@ -114,3 +116,42 @@ def test_library_register_finds_a_card_in_a_photo_and_flattens_it(tmp_path: Path
     ncc = max(float(np.corrcoef(a.ravel(), x.ravel())[0, 1]) for x in (b, b[::-1, ::-1]))
     assert ncc > 0.9
 
+
+
+def _size_found(photo: np.ndarray, kind: PieceKind) -> float:
+    """The mean width and height (px) of the piece :func:`find_piece` finds in *photo*."""
+    frame = find_piece(photo, kind)
+    assert frame is not None
+    corners = frame_points(frame, UNIT_SQUARE.astype(np.float64))
+    return float((corners.max(axis=0) - corners.min(axis=0)).mean())
+
+
+def _noisy(image: np.ndarray, sigma: float, seed: int = 0) -> np.ndarray:
+    return np.clip(image + np.random.default_rng(seed).normal(0.0, sigma, image.shape), 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("rim", [(126, 122, 121), (121, 122, 126), (125, 128, 128)])
+@pytest.mark.parametrize("noise", [0.0, 2.0])
+def test_register_takes_a_rim_of_nearly_the_cloths_colour_as_the_pieces(rim: tuple[int, int, int],
+                                                                         noise: float) -> None:
+    # a silver coin on a grey cloth: its outer rim, 14 of its 104 px radius, 2 to 4 CIELAB units
+    # from the cloth's grey; each pixel of it is within the cloth's noise, the rim as a whole not
+    photo = np.full((528, 528, 3), 128, np.uint8)
+    cv2.circle(photo, (264, 264), 104, rim, -1, cv2.LINE_AA)
+    cv2.circle(photo, (264, 264), 90, (190, 185, 183), -1, cv2.LINE_AA)
+    cv2.circle(photo, (264, 264), 70, (35, 30, 30), -1, cv2.LINE_AA)
+    cv2.putText(photo, "10", (200, 290), cv2.FONT_HERSHEY_SIMPLEX, 2.5, (245, 250, 250), 8, cv2.LINE_AA)
+    photo = _noisy(cv2.GaussianBlur(photo, (0, 0), 1.0), noise)
+    assert _size_found(photo, PieceKind("coin", "disc", (20.8, 20.8))) == pytest.approx(209.0, rel=0.015)
+
+
+@pytest.mark.parametrize("depth", [10, 40])
+@pytest.mark.parametrize("sigma", [3.0, 6.0])
+def test_register_does_not_take_a_soft_shadow_round_a_piece_as_its_rim(depth: int, sigma: float) -> None:
+    photo = np.full((754, 754, 3), 128.0)
+    shade = np.zeros((754, 754), np.float32)
+    cv2.rectangle(shade, (160, 160), (593, 593), 1.0, -1)
+    photo = (photo - depth * cv2.GaussianBlur(shade, (0, 0), sigma)[:, :, None]).astype(np.uint8)
+    cv2.rectangle(photo, (160, 160), (593, 593), (40, 60, 200), -1)
+    cv2.rectangle(photo, (180, 180), (573, 573), (230, 235, 240), 6)
+    assert _size_found(_noisy(photo, 2.0), PieceKind("tile", "rect", (43.4, 43.4))) < 1.025 * 434

@@ -7,6 +7,8 @@ as the piece (a full-bleed scan).
 
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 
@@ -29,6 +31,29 @@ SURFACE_SPREAD_MIN = 0.6
 SURFACE_SPREAD_STRICT = 2.0
 """... and the least taken where nothing of the kind's shape stands out by that: a plain
 surface's noise."""
+RIM_REACH = 0.25
+"""How far past what stood out a piece's rim is looked for: this share of the piece's size (a
+rim that is nearly the surface's colour stands out from it only on average)."""
+RIM_DELTA_MIN = 1.0
+"""A band round the piece is part of its rim where, in every sector round its centre
+(:data:`RIM_SECTORS`), its mean colour is this far from the surface's (CIELAB) ..."""
+RIM_SIGMAS = 4.0
+"""... and this many of that mean's own spread (the surface's, over the root of its pixels)."""
+RIM_SECTORS = 8
+"""The sectors round a piece's centre in which its rim is looked for (a shadow falls to one side)."""
+RIM_WIDTH_MIN_PX = 4
+"""A rim is at least this wide (px, in the image shrunk for finding) past the band just
+outside what stood out (the blur of the piece's own edge); its edge is where it falls to
+half its median difference from the surface ..."""
+RIM_FLAT = 0.6
+"""... its outer half differs from the surface at least this share as much as its inner half
+(a rim is of one colour; a soft shadow fades) ..."""
+RIM_EDGE_PX = 4
+"""... and this far (px) past its edge, every sector differs from the surface by less than
+:data:`RIM_DELTA_MIN` and :data:`RIM_EDGE_SHARE` of the rim's difference: a piece's edge is
+sharp, a shadow's is not."""
+RIM_EDGE_SHARE = 0.2
+"""See :data:`RIM_EDGE_PX`: the rim's difference is its bands' median."""
 FULL_BLEED_SHARE = 0.8
 """A piece found spanning this share of a registration image both ways means the image is the
 piece (a scan): a photo of a piece on a surface shows the surface round it."""
@@ -56,7 +81,9 @@ def find_piece(image: np.ndarray, kind: PieceKind) -> np.ndarray | None:
     (CIELAB) is :data:`SURFACE_SIGMAS` of the border's own spread away from the border's. The
     spread is first taken down to :data:`SURFACE_SPREAD_MIN` (a faint rim is the piece's);
     where nothing of the kind's shape stands out so, down to :data:`SURFACE_SPREAD_STRICT`
-    only (the faint difference was something round the piece, such as its shadow)."""
+    only (the faint difference was something round the piece, such as its shadow). A rim of
+    nearly the surface's colour, which stands out from it only on average, is then taken in as
+    well (:data:`RIM_REACH` ... :data:`RIM_EDGE_SHARE`)."""
     scale = min(1.0, 800.0 / max(image.shape[:2]))
     small = image if scale == 1.0 else np.asarray(
         cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), np.uint8)
@@ -75,7 +102,7 @@ def find_piece(image: np.ndarray, kind: PieceKind) -> np.ndarray | None:
         mask = np.asarray(cv2.erode(mask, np.ones((3, 3), np.uint8)), np.uint8)
         frame = _piece_in(mask, kind, scale)
         if frame is not None:
-            return frame
+            return _rim_grown(lab, frame, kind, scale, surface, np.maximum(spread, SURFACE_SPREAD_MIN))
     return None
 
 
@@ -101,6 +128,73 @@ def _piece_in(mask: np.ndarray, kind: PieceKind, scale: float) -> np.ndarray | N
         if frame is not None:
             return frame
     return None
+
+
+def _rim_grown(lab: np.ndarray, frame: np.ndarray, kind: PieceKind, scale: float, surface: np.ndarray,
+               spread: np.ndarray) -> np.ndarray:
+    """*frame* (of the piece in *lab*, an image shrunk by *scale*) grown over the piece's rim
+    (:func:`_rim_px`); *frame* itself where it has none."""
+    h, w = lab.shape[:2]
+    to_small = np.array([[scale, 0.0, 0.5 * scale - 0.5], [0.0, scale, 0.5 * scale - 0.5], [0.0, 0.0, 1.0]])
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float64)
+    uvw = np.linalg.inv(to_small @ frame) @ np.stack([xs.ravel(), ys.ravel(), np.ones(h * w)])
+    u, v = (uvw[:2] / uvw[2]).reshape(2, h, w)  # each pixel in the piece's unit square
+    inside = ((2 * u - 1) ** 2 + (2 * v - 1) ** 2 <= 1.0) if kind.shape == "disc" else (
+        (u >= 0) & (u <= 1) & (v >= 0) & (v <= 1))
+    away = cv2.distanceTransform((~inside).astype(np.uint8), cv2.DIST_L2, 5)
+    corners = frame_points(to_small @ frame, UNIT_SQUARE.astype(np.float64))
+    size = min(np.linalg.norm(corners[1] - corners[0]), np.linalg.norm(corners[3] - corners[0]))
+    reach = int(math.ceil(RIM_REACH * size)) + RIM_EDGE_PX
+    centre = corners.mean(axis=0)
+    turn = np.arctan2(ys - centre[1], xs - centre[0]) + math.pi
+    sector = np.minimum((turn * (RIM_SECTORS / (2 * math.pi))).astype(np.int64), RIM_SECTORS - 1)
+    band = np.ceil(away).astype(np.int64)  # 0 inside, k for (k - 1, k] px outside
+    use = (band >= 1) & (band <= reach)
+    edge = max(2, round(0.03 * min(h, w)))  # the border that the surface was measured on
+    use[:edge], use[-edge:], use[:, :edge], use[:, -edge:] = False, False, False, False
+    key = band[use] * RIM_SECTORS + sector[use]
+    bins = (reach + 1) * RIM_SECTORS
+    count = np.bincount(key, minlength=bins).reshape(reach + 1, RIM_SECTORS)
+    sums = np.stack([np.bincount(key, (lab[:, :, c] - surface[c])[use], minlength=bins) for c in range(3)],
+                    axis=-1).astype(np.float64)
+    mean = sums.reshape(reach + 1, RIM_SECTORS, 3) / np.maximum(count, 1)[:, :, None]
+    sure = (count > 0) & (np.sqrt(((mean / spread) ** 2).sum(axis=2) * count) >= RIM_SIGMAS)
+    grown = _rim_px(np.where(count > 0, np.sqrt((mean ** 2).sum(axis=2)), np.inf), sure)
+    if grown == 0:
+        return frame
+    rim = (away <= grown).astype(np.uint8)
+    contours, _ = cv2.findContours(rim, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    pts = (np.asarray(max(contours, key=cv2.contourArea), np.float32).reshape(-1, 2) + 0.5) / scale - 0.5
+    if kind.shape == "rect":
+        wider = fit_rect(np.asarray(cv2.boxPoints(cv2.minAreaRect(pts)), np.float32), kind)
+    else:
+        wider = fit_disc(pts, kind)
+    return frame if wider is None else wider
+
+
+def _rim_px(delta: np.ndarray, sure: np.ndarray) -> int:
+    """How far (px) past a piece's found edge its rim reaches, or 0 where it has none: from
+    *delta*, each band's mean colour difference from the surface (a row per band, a pixel wide,
+    from the piece outward; a column per sector round its centre; infinite where the band has
+    no pixels there), and *sure*, where that mean stands out from the surface's noise
+    (:data:`RIM_SIGMAS`)."""
+    level = np.where(sure, delta, 0.0).min(axis=1)  # each band's, in the sector that differs least
+    kept = (level >= RIM_DELTA_MIN) & sure.all(axis=1)
+    stop = 1  # the band just outside is the blur of the piece's own edge
+    while stop + 1 < len(level) - RIM_EDGE_PX and kept[stop + 1]:
+        stop += 1
+    if stop - 1 < RIM_WIDTH_MIN_PX:
+        return 0
+    half = float(np.median(level[2:stop + 1])) / 2
+    grown = 1
+    while grown < stop and level[grown + 1] >= half:
+        grown += 1
+    inner, outer = np.array_split(level[2:grown + 1], 2)
+    past = delta[grown + RIM_EDGE_PX]
+    if (grown - 1 < RIM_WIDTH_MIN_PX or np.median(outer) < RIM_FLAT * np.median(inner)
+            or (past >= min(RIM_DELTA_MIN, 2 * RIM_EDGE_SHARE * half)).any()):
+        return 0  # a fading shadow, or an edge that runs on
+    return grown
 
 
 def _stray(mask: np.ndarray, contour: np.ndarray) -> float:
