@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/validation_pieces.py [--set DIR] [--mode scans|cloth|both]
         [--scenes N] [--light as-taken|dimmer|warmer|fading|shadow]
-        [--camera as-taken|soft|noisy|coarse|compressed] [--json]
+        [--camera as-taken|soft|noisy|coarse|compressed] [--art as-drawn|swapped|turned] [--json]
 
 DIR is the validation set's root (default ``../shared/validation/vision`` beside the checkout),
 as its README describes: ``pieces/library/registrations.json`` lists each face with a full-bleed
@@ -34,6 +34,11 @@ taken (the empty frame and the library as they are): each 8-bit value scaled, ``
 frame alike; the library as it is): ``soft`` blurred (Gaussian sigma 1.2 px), ``noisy`` with
 noise added (sigma 6 levels), ``coarse`` at 0.6 of the size, ``compressed`` as a JPEG of
 quality 40.
+
+``--art`` reads the set as if its pieces had been drawn in other colours (every registration
+image, photo and empty frame alike, as another library's pieces on another table):
+``swapped`` with the blue and red channels swapped, ``turned`` with the hue turned by 120
+degrees (OpenCV's 8-bit hue, 0-179, plus 60).
 """
 
 from __future__ import annotations
@@ -62,19 +67,41 @@ def companion(*args: str) -> subprocess.CompletedProcess[str]:
                           cwd=ROOT, timeout=600)
 
 
-def register(library: Path, entries: list[dict[str, Any]], root: Path, source: str) -> None:
-    """Every face in *entries* into *library*, from its *source* image (``scan`` or ``on_cloth``)."""
-    for entry in entries:
+def register(library: Path, entries: list[dict[str, Any]], images: list[Path]) -> None:
+    """Every face in *entries* into *library*, each from its image in *images*."""
+    for entry, image in zip(entries, images, strict=True):
         face = ["--back"] if entry["face"] == "back" else ["--front", entry["front"]]
-        done = companion("vision", "register", str(root / entry[source]), "--library", str(library),
+        done = companion("vision", "register", str(image), "--library", str(library),
                          "--kind", entry["kind"], *face, "--shape", entry["shape"],
                          "--size-mm", str(entry["size_mm"]), "--json")
         if done.returncode != 0:
-            raise SystemExit(f"register {entry[source]}: {done.stderr.strip()}")
+            raise SystemExit(f"register {image}: {done.stderr.strip()}")
 
 
 LIGHTS = ("as-taken", "dimmer", "warmer", "fading", "shadow")
 CAMERAS = ("as-taken", "soft", "noisy", "coarse", "compressed")
+ARTS = ("as-drawn", "swapped", "turned")
+
+
+def recoloured(image: Path, art: str, out: Path) -> Path:
+    """*image* with its colours changed as *art* says (see the module's docstring), saved
+    losslessly in *out* (in a folder named as *image*'s); *image* itself where art is as drawn."""
+    if art == "as-drawn":
+        return image
+    import cv2
+    import numpy as np
+
+    pixels = cv2.imread(str(image))
+    if art == "swapped":
+        pixels = np.ascontiguousarray(pixels[:, :, ::-1])
+    else:
+        hsv = cv2.cvtColor(pixels, cv2.COLOR_BGR2HSV)
+        hsv[:, :, 0] = (hsv[:, :, 0].astype(np.int32) + 60) % 180
+        pixels = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
+    target = out / image.parent.name / f"{image.stem}.png"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(target), pixels)
+    return target
 
 
 def relit(photo: Path, light: str, out: Path) -> Path:
@@ -188,19 +215,23 @@ def _nearest(centre: list[float], targets: list[tuple[str, dict[str, Any]]]) -> 
 
 
 def run_mode(mode: str, root: Path, scenes: list[Path], light: str = "as-taken",
-             camera: str = "as-taken") -> Tally:
+             camera: str = "as-taken", art: str = "as-drawn") -> Tally:
     entries = json.loads((root / "pieces" / "library" / "registrations.json").read_text())
     tally = Tally()
     with tempfile.TemporaryDirectory(prefix="validation-pieces-") as tmp:
         library = Path(tmp) / "library"
-        register(library, entries, root, "scan" if mode == "scans" else "on_cloth")
+        drawn = Path(tmp) / "recoloured"
+        images = [recoloured(root / entry["scan" if mode == "scans" else "on_cloth"], art, drawn / "library")
+                  for entry in entries]
+        register(library, entries, images)
         for scene in scenes:
-            taken = retaken(scene / "pieces.jpg", camera, Path(tmp) / "retaken")
+            taken = retaken(recoloured(scene / "pieces.jpg", art, drawn), camera, Path(tmp) / "retaken")
             photo = relit(taken, light, Path(tmp) / "relit")
             args = ["vision", "read", str(photo), "--library", str(library),
                     "--layout", str(scene / "layout.json"), "--json"]
             if mode == "cloth":
-                args += ["--empty", str(retaken(scene / "empty.jpg", camera, Path(tmp) / "retaken"))]
+                empty = recoloured(scene / "empty.jpg", art, drawn)
+                args += ["--empty", str(retaken(empty, camera, Path(tmp) / "retaken"))]
             began = time.perf_counter()
             done = companion(*args)
             tally.read_s.append(time.perf_counter() - began)
@@ -208,9 +239,8 @@ def run_mode(mode: str, root: Path, scenes: list[Path], light: str = "as-taken",
                 raise SystemExit(f"read {scene.name}: {done.stderr.strip()}")
             truth = json.loads((scene / "truth.json").read_text())
             score_scene(json.loads(done.stdout), truth, tally, scene.name)
-        for entry in entries:  # each registration image, read back with no calibration
-            image = entry["scan" if mode == "scans" else "on_cloth"]
-            done = companion("vision", "read", str(root / image), "--library", str(library), "--json")
+        for entry, image in zip(entries, images, strict=True):  # each read back with no calibration
+            done = companion("vision", "read", str(image), "--library", str(library), "--json")
             if done.returncode != 0:
                 raise SystemExit(f"read {image}: {done.stderr.strip()}")
             pieces = json.loads(done.stdout)["pieces"]
@@ -242,11 +272,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="read each photo as if the light had changed since the empty frame")
     parser.add_argument("--camera", choices=CAMERAS, default="as-taken",
                         help="read each scene as if another camera had taken it")
+    parser.add_argument("--art", choices=ARTS, default="as-drawn",
+                        help="read the set as if its pieces and tables were drawn in other colours")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     scenes = scene_dirs(args.set, "pieces", args.scenes)
     modes = ("scans", "cloth") if args.mode == "both" else (args.mode,)
-    results = {mode: run_mode(mode, args.set, scenes, args.light, args.camera) for mode in modes}
+    results = {mode: run_mode(mode, args.set, scenes, args.light, args.camera, args.art) for mode in modes}
     if args.json:
         print(json.dumps({m: {"pieces": t.pieces, "right": t.right, "invented": t.invented, "wrong": t.wrong,
                               "by_group": t.by_group, "read_s_median": statistics.median(t.read_s),
