@@ -23,8 +23,8 @@ The modules:
   (:func:`find_piece`) and flattening it (:func:`normalise`);
 - :mod:`~vision.library.frames`: fitting a piece's frame to its outline (:func:`fit_rect`,
   :func:`fit_disc`) and flattening it through that frame (:func:`warp`);
-- :mod:`~vision.library.segmentation`: pieces against the table (:func:`segment`), which the
-  registration square (:mod:`vision.register_square`) uses too.
+- :mod:`~vision.library.segmentation`: pieces against the surface they lie on
+  (:func:`segment`), for the registration square (:mod:`vision.register_square`).
 """
 
 from vision.library.files import LIBRARY_FILE
@@ -39,7 +39,7 @@ from vision.library.frames import (
 )
 from vision.library.kind import MAX_SIDE_PX, NAME, PX_PER_MM, SHAPES, PieceKind
 from vision.library.registration import find_piece, normalise, whole_image_frame
-from vision.library.segmentation import empty_difference, segment
+from vision.library.segmentation import segment
 from vision.library.store import Library
 
 __all__ = [
@@ -51,7 +51,6 @@ __all__ = [
     "Library",
     "PieceKind",
     "disc_frame",
-    "empty_difference",
     "find_piece",
     "fit_disc",
     "fit_rect",

@@ -22,10 +22,11 @@ RECT_FILL_MIN = 0.88
 rounded corners fills 0.97-0.99 of it (measured on the Set photos), an ellipse 0.785, a
 rhombus 0.5: anything between is two pieces touching, or a piece and its shadow."""
 WARP_HOMOGRAPHY_PX = 0.2
+"""See :func:`warp`: how far (px) a lens may bend a piece's map from a homography for the
+homography to be used."""
 WARP_MAP_STEP = 8
-"""See :func:`warp`. Flattened at 0.4 px/mm, as the reader's search flattens a heap (a sample
-under 1 mm apart), the samples between land within 0.002 px of where the lens puts them;
-mapping every one took up to 25 ms of a 20-piece frame's read."""
+"""See :func:`warp`: where the lens bends a piece's map more, every this-many-th sample each
+way is mapped through it, the ones between on straight lines."""
 BITTEN_FILL_MIN = 0.6
 """With millimetres, where each kind's size is checked too, the outline's convex hull must
 fill the fitted shape as above, and the outline itself only this much: where a piece's
@@ -148,8 +149,7 @@ def fit_disc(points: np.ndarray, kind: PieceKind, *, in_mm: bool = False) -> np.
     image's orientation: its x axis is the image's, as near as the ellipse allows.
 
     In mm the disc is the kind's own size at the ellipse's centre (:func:`disc_frame`): an
-    outline grown by blur or a shadow would otherwise shrink the face in the warp (200
-    synthetic scenes: face-up coins lying alone read 91 % -> 96 %)."""
+    outline grown by blur or a shadow would otherwise shrink the face in the warp."""
     pts = np.asarray(points, np.float32).reshape(-1, 1, 2)
     if len(pts) < 6:
         return None
