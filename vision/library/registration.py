@@ -136,22 +136,28 @@ def _rim_grown(lab: np.ndarray, frame: np.ndarray, kind: PieceKind, scale: float
     (:func:`_rim_px`); *frame* itself where it has none."""
     h, w = lab.shape[:2]
     to_small = np.array([[scale, 0.0, 0.5 * scale - 0.5], [0.0, scale, 0.5 * scale - 0.5], [0.0, 0.0, 1.0]])
-    ys, xs = np.mgrid[0:h, 0:w].astype(np.float64)
-    uvw = np.linalg.inv(to_small @ frame) @ np.stack([xs.ravel(), ys.ravel(), np.ones(h * w)])
-    u, v = (uvw[:2] / uvw[2]).reshape(2, h, w)  # each pixel in the piece's unit square
-    inside = ((2 * u - 1) ** 2 + (2 * v - 1) ** 2 <= 1.0) if kind.shape == "disc" else (
-        (u >= 0) & (u <= 1) & (v >= 0) & (v <= 1))
-    away = cv2.distanceTransform((~inside).astype(np.uint8), cv2.DIST_L2, 5)
     corners = frame_points(to_small @ frame, UNIT_SQUARE.astype(np.float64))
     size = min(np.linalg.norm(corners[1] - corners[0]), np.linalg.norm(corners[3] - corners[0]))
     reach = int(math.ceil(RIM_REACH * size)) + RIM_EDGE_PX
+    edge = max(2, round(0.03 * min(h, w)))  # the border that the surface was measured on
+    # only the part of the image within reach of the piece, less that border
+    low, high = corners.min(axis=0), corners.max(axis=0)
+    x0, y0 = (max(edge, math.floor(v) - reach - 1) for v in low)
+    x1, y1 = (min(n - edge, math.ceil(v) + reach + 2) for v, n in zip(high, (w, h), strict=True))
+    if x1 <= x0 or y1 <= y0:
+        return frame
+    lab = lab[y0:y1, x0:x1]
+    ys, xs = np.mgrid[y0:y1, x0:x1].astype(np.float64)
+    uvw = np.linalg.inv(to_small @ frame) @ np.stack([xs.ravel(), ys.ravel(), np.ones(xs.size)])
+    u, v = (uvw[:2] / uvw[2]).reshape(2, *xs.shape)  # each pixel in the piece's unit square
+    inside = ((2 * u - 1) ** 2 + (2 * v - 1) ** 2 <= 1.0) if kind.shape == "disc" else (
+        (u >= 0) & (u <= 1) & (v >= 0) & (v <= 1))
+    away = cv2.distanceTransform((~inside).astype(np.uint8), cv2.DIST_L2, 5)
     centre = corners.mean(axis=0)
     turn = np.arctan2(ys - centre[1], xs - centre[0]) + math.pi
     sector = np.minimum((turn * (RIM_SECTORS / (2 * math.pi))).astype(np.int64), RIM_SECTORS - 1)
     band = np.ceil(away).astype(np.int64)  # 0 inside, k for (k - 1, k] px outside
     use = (band >= 1) & (band <= reach)
-    edge = max(2, round(0.03 * min(h, w)))  # the border that the surface was measured on
-    use[:edge], use[-edge:], use[:, :edge], use[:, -edge:] = False, False, False, False
     key = band[use] * RIM_SECTORS + sector[use]
     bins = (reach + 1) * RIM_SECTORS
     count = np.bincount(key, minlength=bins).reshape(reach + 1, RIM_SECTORS)
@@ -163,7 +169,7 @@ def _rim_grown(lab: np.ndarray, frame: np.ndarray, kind: PieceKind, scale: float
     if grown == 0:
         return frame
     rim = (away <= grown).astype(np.uint8)
-    contours, _ = cv2.findContours(rim, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    contours, _ = cv2.findContours(rim, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE, offset=(x0, y0))
     pts = (np.asarray(max(contours, key=cv2.contourArea), np.float32).reshape(-1, 2) + 0.5) / scale - 0.5
     if kind.shape == "rect":
         wider = fit_rect(np.asarray(cv2.boxPoints(cv2.minAreaRect(pts)), np.float32), kind)
