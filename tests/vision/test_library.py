@@ -145,6 +145,21 @@ def test_register_takes_a_rim_of_nearly_the_cloths_colour_as_the_pieces(rim: tup
     assert _size_found(photo, PieceKind("coin", "disc", (20.8, 20.8))) == pytest.approx(209.0, rel=0.015)
 
 
+@pytest.mark.parametrize("turn", [0.0, 20.0])
+def test_register_takes_a_tiles_border_of_nearly_the_cloths_colour_as_the_tiles(turn: float) -> None:
+    # a 30 x 50 mm tile at 10 px/mm whose outer 2 mm are 3 CIELAB units from the cloth's grey
+    photo = np.full((754, 754, 3), 128, np.uint8)
+    for (w, h), colour in (((300, 500), (121, 122, 126)), ((260, 460), (40, 60, 200))):
+        corners = cv2.boxPoints(((377.0, 377.0), (float(w), float(h)), turn))
+        cv2.fillConvexPoly(photo, np.round(corners).astype(np.int32), colour, cv2.LINE_AA)
+    photo = _noisy(cv2.GaussianBlur(photo, (0, 0), 1.0), 2.0)
+    frame = find_piece(photo, PieceKind("tile", "rect", (30.0, 50.0)))
+    assert frame is not None
+    corners = frame_points(frame, UNIT_SQUARE.astype(np.float64))
+    sides = sorted(float(np.linalg.norm(corners[i] - corners[0])) for i in (1, 3))
+    assert sides == [pytest.approx(300.0, rel=0.015), pytest.approx(500.0, rel=0.015)]
+
+
 @pytest.mark.parametrize("depth", [10, 40])
 @pytest.mark.parametrize("sigma", [3.0, 6.0])
 def test_register_does_not_take_a_soft_shadow_round_a_piece_as_its_rim(depth: int, sigma: float) -> None:
