@@ -388,7 +388,8 @@ class _Correlation:
 
 def _side_directions(contour: np.ndarray, params: Params) -> list[float]:
     """The directions (degrees, 0-90) that the straight parts of a heap's outline run in, the
-    most common first: a rect in the heap lies along one of them (its sides are on the outline)."""
+    most common first: a rect in the heap lies along one of them (its sides are on the outline).
+    A side drawn as a few straight parts a little apart in direction counts as one."""
     points = cv2.approxPolyDP(contour, params.heap_side_tolerance_px, True).reshape(-1, 2).astype(np.float64)
     steps = max(1, round(90.0 / params.heap_angle_step_deg))
     votes = np.zeros(steps)
@@ -397,11 +398,25 @@ def _side_directions(contour: np.ndarray, params: Params) -> list[float]:
         length = math.hypot(dx, dy)
         if length > 0:
             votes[round(math.degrees(math.atan2(dy, dx)) % 90.0 / 90.0 * steps) % steps] += length
+    return [i * 90.0 / steps for i in _commonest(votes, params)]
+
+
+def _commonest(votes: np.ndarray, params: Params) -> list[int]:
+    """The bins of the directions that *votes* (a heap's sides' lengths, by direction, in bins
+    of :attr:`Params.heap_angle_step_deg` round 90 degrees) single out, the commonest first."""
+    steps = len(votes)
     smooth = votes + 0.5 * (np.roll(votes, 1) + np.roll(votes, -1))  # a side between two bins
-    peaks = [i for i in range(steps) if smooth[i] > 0 and smooth[i] >= smooth[i - 1]
-             and smooth[i] >= smooth[(i + 1) % steps] and smooth[i] >= params.heap_side_share * smooth.max()]
-    peaks.sort(key=lambda i: -smooth[i])
-    return [i * 90.0 / steps for i in peaks[:params.heap_sides_max]]
+    # the commonest direction, then the commonest of those not near one taken, and so on
+    near = max(1, round(params.heap_sides_apart_deg / params.heap_angle_step_deg))
+    left = smooth.copy()
+    peaks: list[int] = []
+    while len(peaks) < params.heap_sides_max:
+        i = int(np.argmax(left))
+        if left[i] <= 0 or left[i] < params.heap_side_share * smooth.max():
+            break
+        peaks.append(i)
+        left[[(i + d) % steps for d in range(-near, near + 1)]] = 0.0
+    return peaks
 
 
 def _turns(kind: PieceKind, sides: list[float], params: Params) -> list[float]:

@@ -97,7 +97,10 @@ class Params:
     """... and a rect is laid along each direction those sides run in that has at least this
     share of the commonest direction's length ..."""
     heap_sides_max: int = 4
-    """... up to this many directions."""
+    """... up to this many directions ..."""
+    heap_sides_apart_deg: float = 6.0
+    """... each at least this far (degrees) from a commoner one: nearer, it is the same side
+    drawn as straight parts a little apart in direction."""
     heap_refine_deg: tuple[float, ...] = (-1.5, 0.0, 1.5)
     """The turns either side of its laying angle that a piece in a heap is compared at (degrees)."""
     leftover_min: float = 0.35

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from vision.library import Library, PieceKind
 from vision.reading import DEFAULT, read
-from vision.reading.fit import _Correlation, fit_heap, fit_single
+from vision.reading.fit import _commonest, _Correlation, fit_heap, fit_single
 
 SCALE = 2.0  # px/mm of the drawn top-down tables
 TILE = (40.0, 40.0)
@@ -261,6 +261,32 @@ def test_fit_heap_lays_two_overlapping_tiles_where_they_are() -> None:
     assert not rest and len(laid) == 2
     for centre, _angle in truth:
         assert min(math.dist(p.centre, centre) for p in laid) < 4.0
+
+
+def test_a_heaps_side_drawn_in_parts_a_little_apart_is_one_direction_beside_a_commoner_one() -> None:
+    # a tile at 66 degrees in long straight parts; one beside it at 75, its sides drawn in parts at
+    # 72 and 75, and a little at 69 where the two meet (a heap seen on another table)
+    votes = np.zeros(round(90 / DEFAULT.heap_angle_step_deg))
+    for degrees, length in ((66, 140.0), (69, 45.0), (72, 79.0), (75, 78.0), (87, 21.0)):
+        votes[round(degrees / DEFAULT.heap_angle_step_deg)] = length
+    assert [i * DEFAULT.heap_angle_step_deg for i in _commonest(votes, DEFAULT)] == [66.0, 75.0]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(0.0, 200.0), min_size=30, max_size=30))
+def test_the_directions_a_heaps_sides_single_out_are_common_and_apart(lengths: list[float]) -> None:
+    votes = np.array(lengths)
+    picked = _commonest(votes, DEFAULT)
+    smooth = votes + 0.5 * (np.roll(votes, 1) + np.roll(votes, -1))
+    near = round(DEFAULT.heap_sides_apart_deg / DEFAULT.heap_angle_step_deg)
+    assert len(picked) <= DEFAULT.heap_sides_max and len(set(picked)) == len(picked)
+    assert (not picked) == (smooth.max() <= 0)
+    if picked:
+        assert smooth[picked[0]] == smooth.max()
+    for n, i in enumerate(picked):
+        assert smooth[i] >= DEFAULT.heap_side_share * smooth.max()
+        assert all(min((i - j) % len(votes), (j - i) % len(votes)) > near for j in picked[:n])
+        assert list(smooth[picked[:n + 1]]) == sorted(smooth[picked[:n + 1]], reverse=True)
 
 
 @settings(max_examples=40, deadline=None)
