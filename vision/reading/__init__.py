@@ -109,6 +109,7 @@ def _read(image: np.ndarray, library: Library, calibration: TableCalibration | N
                  if not piece.alone and any(moved[j] and (j == i or _near(other, piece))
                                             for j, other in enumerate(placements)) else (piece, matches)
                  for i, (piece, (_was, matches)) in enumerate(zip(placements, found, strict=True))]
+        found = _on_top_tried(view, found, refs, params)
     if plane.scale is not None:
         found, leftovers = _leftovers_tried(view, found, leftovers, refs, plane.scale, params)
         found = _covers_tried(view, found, refs, plane.scale, params)
@@ -180,6 +181,33 @@ def _references(library: Library, params: Params, finest: float | None) -> dict[
             kept.clear()
         kept[key] = references(library, params, finest)
     return kept[key]
+
+
+def _on_top_tried(view: np.ndarray, found: list[tuple[Placement, list[Match]]], refs: dict[str, KindRefs],
+                  params: Params) -> list[tuple[Placement, list[Match]]]:
+    """*found*, each heap piece that no face is named for compared again as lying on each piece
+    that overlaps :attr:`Params.on_top_share` of it or more, in turn (that piece then hides
+    nothing of it: a coin lying across a tile's edge, its print on the tile), and taken so where
+    a face is named for it then."""
+    out = list(found)
+    for i, (piece, matches) in enumerate(found):
+        if piece.alone or not matches or decide(matches, params).face is not None:
+            continue
+        placements = [p for p, _m in out]
+        for under in (p for p in placements if p is not piece and _overlap(p, piece) >= params.on_top_share):
+            others = [p for p in placements if p is not under]
+            again = _compared(view, piece, others, refs[piece.kind.name], params)
+            if decide(again[1], params).face is not None:
+                out[i] = again
+                break
+    return out
+
+
+def _overlap(a: Placement, b: Placement) -> float:
+    """The share of *b*'s outline's area that *a*'s outline overlaps."""
+    outline = b.outline().astype(np.float32)
+    area, _ = cv2.intersectConvexConvex(a.outline().astype(np.float32), outline)
+    return float(area) / max(float(cv2.contourArea(outline)), 1e-9)
 
 
 def _leftovers_tried(view: np.ndarray, found: list[tuple[Placement, list[Match]]], leftovers: list[Leftover],

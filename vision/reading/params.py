@@ -101,6 +101,9 @@ class Params:
     heap_sides_apart_deg: float = 6.0
     """... each at least this far (degrees) from a commoner one: nearer, it is the same side
     drawn as straight parts a little apart in direction."""
+    on_top_share: float = 0.2
+    """A heap piece that no face is named for is compared again as lying on a piece next to it
+    that overlaps this share of its area or more."""
     heap_refine_deg: tuple[float, ...] = (-1.5, 0.0, 1.5)
     """The turns either side of its laying angle that a piece in a heap is compared at (degrees)."""
     leftover_min: float = 0.35

@@ -251,6 +251,21 @@ def test_a_coin_laid_on_a_tile_is_read_and_so_is_the_tile(tmp_path: Path) -> Non
     assert not result.unknown
 
 
+@pytest.mark.parametrize("turn", [0.0, 20.0])
+def test_a_coin_across_a_tiles_edge_with_its_print_on_the_tile_is_read(tmp_path: Path, turn: float) -> None:
+    library = _library(tmp_path / "library")
+    _registered_coin(library, _coin((40, 50, 200), "50"), front="fifty")
+    _registered_coin(library, _coin((170, 70, 30), "7"), front="seven")
+    table = cloth()
+    put(table, tile_face("drop"), TILE, (100, 100), turn)
+    put(table, _coin((170, 70, 30), "7"), COIN, (122, 100), 0.0, disc=True)  # its "7" over the tile
+    result = read(table, library, px_per_mm=SCALE)
+    named = sorted((p.front or "", round(p.center[0] / SCALE), round(p.center[1] / SCALE)) for p in result.pieces)
+    assert [front for front, _x, _y in named] == ["drop", "seven"], named
+    assert math.dist(next((x, y) for f, x, y in named if f == "seven"), (122, 100)) <= 1.5
+    assert not result.unknown
+
+
 @pytest.mark.parametrize("offset_mm", [(2.5, 0.0), (-2.5, 0.0), (0.0, 2.5), (3.0, 0.0)])
 def test_a_coin_fitted_further_off_than_the_search_is_still_told_from_its_twin(tmp_path: Path,
                                                                               offset_mm: tuple[float, float]) -> None:
