@@ -89,8 +89,7 @@ def find_piece(image: np.ndarray, kind: PieceKind) -> np.ndarray | None:
         cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), np.uint8)
     lab = np.asarray(cv2.cvtColor(cv2.GaussianBlur(small.astype(np.float32) / 255.0, (0, 0), 1.0),
                                   cv2.COLOR_BGR2Lab), np.float32)
-    h, w = lab.shape[:2]
-    band = max(2, round(0.03 * min(h, w)))
+    band = _border_px(lab.shape)
     ring = np.concatenate([lab[:band].reshape(-1, 3), lab[-band:].reshape(-1, 3),
                            lab[:, :band].reshape(-1, 3), lab[:, -band:].reshape(-1, 3)])
     surface = np.median(ring, axis=0)
@@ -102,7 +101,7 @@ def find_piece(image: np.ndarray, kind: PieceKind) -> np.ndarray | None:
         mask = np.asarray(cv2.erode(mask, np.ones((3, 3), np.uint8)), np.uint8)
         frame = _piece_in(mask, kind, scale)
         if frame is not None:
-            return _rim_grown(lab, frame, kind, scale, surface, np.maximum(spread, SURFACE_SPREAD_MIN))
+            return _rim_grown(lab, frame, kind, scale, surface, spread)
     return None
 
 
@@ -117,17 +116,27 @@ def _piece_in(mask: np.ndarray, kind: PieceKind, scale: float) -> np.ndarray | N
             break
         if cv2.contourArea(c) < PIECE_AREA_ALONE * h * w and _stray(mask, c) > STRAY_SHARE_MAX:
             continue
-        pts = (np.asarray(c, np.float32).reshape(-1, 2) + 0.5) / scale - 0.5
-        if kind.shape == "rect":
-            # the smallest rectangle round it: a tile's rounded corners are inside it
-            box = np.asarray(cv2.boxPoints(cv2.minAreaRect(pts)), np.float32)
-            fill = cv2.contourArea(pts) / max(cv2.contourArea(box), 1e-6)
-            frame = fit_rect(box, kind) if fill >= RECT_FILL_MIN else None
-        else:
-            frame = fit_disc(pts, kind)
+        frame = _outline_frame(c, kind, scale)
         if frame is not None:
             return frame
     return None
+
+
+def _outline_frame(contour: np.ndarray, kind: PieceKind, scale: float) -> np.ndarray | None:
+    """The frame (in the image's pixels) of a piece of *kind* whose outline is *contour* (in
+    the image shrunk by *scale*), or None where it does not have the kind's shape."""
+    pts = (np.asarray(contour, np.float32).reshape(-1, 2) + 0.5) / scale - 0.5
+    if kind.shape != "rect":
+        return fit_disc(pts, kind)
+    # the smallest rectangle round it: a tile's rounded corners are inside it
+    box = np.asarray(cv2.boxPoints(cv2.minAreaRect(pts)), np.float32)
+    fill = cv2.contourArea(pts) / max(cv2.contourArea(box), 1e-6)
+    return fit_rect(box, kind) if fill >= RECT_FILL_MIN else None
+
+
+def _border_px(shape: tuple[int, ...]) -> int:
+    """How wide (px) the border of an image of *shape* is that shows the surface round a piece."""
+    return max(2, round(0.03 * min(shape[:2])))
 
 
 def _rim_grown(lab: np.ndarray, frame: np.ndarray, kind: PieceKind, scale: float, surface: np.ndarray,
@@ -139,7 +148,7 @@ def _rim_grown(lab: np.ndarray, frame: np.ndarray, kind: PieceKind, scale: float
     corners = frame_points(to_small @ frame, UNIT_SQUARE.astype(np.float64))
     size = min(np.linalg.norm(corners[1] - corners[0]), np.linalg.norm(corners[3] - corners[0]))
     reach = int(math.ceil(RIM_REACH * size)) + RIM_EDGE_PX
-    edge = max(2, round(0.03 * min(h, w)))  # the border that the surface was measured on
+    edge = _border_px(lab.shape)  # the border that the surface was measured on
     # only the part of the image within reach of the piece, less that border
     low, high = corners.min(axis=0), corners.max(axis=0)
     x0, y0 = (max(edge, math.floor(v) - reach - 1) for v in low)
@@ -170,11 +179,7 @@ def _rim_grown(lab: np.ndarray, frame: np.ndarray, kind: PieceKind, scale: float
         return frame
     rim = (away <= grown).astype(np.uint8)
     contours, _ = cv2.findContours(rim, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE, offset=(x0, y0))
-    pts = (np.asarray(max(contours, key=cv2.contourArea), np.float32).reshape(-1, 2) + 0.5) / scale - 0.5
-    if kind.shape == "rect":
-        wider = fit_rect(np.asarray(cv2.boxPoints(cv2.minAreaRect(pts)), np.float32), kind)
-    else:
-        wider = fit_disc(pts, kind)
+    wider = _outline_frame(max(contours, key=cv2.contourArea), kind, scale)
     return frame if wider is None else wider
 
 
