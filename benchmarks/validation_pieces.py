@@ -2,7 +2,8 @@
 
     .venv/bin/python benchmarks/validation_pieces.py [--set DIR] [--mode scans|cloth|both]
         [--scenes N] [--light as-taken|dimmer|warmer|fading|shadow]
-        [--camera as-taken|soft|noisy|coarse|compressed] [--art as-drawn|swapped|turned] [--json]
+        [--camera as-taken|soft|noisy|coarse|compressed] [--art as-drawn|swapped|turned]
+        [--leave-out first|second] [--json]
 
 DIR is the validation set's root (default ``../shared/validation/vision`` beside the checkout),
 as its README describes: ``pieces/library/registrations.json`` lists each face with a full-bleed
@@ -39,6 +40,13 @@ quality 40.
 image, photo and empty frame alike, as another library's pieces on another table):
 ``swapped`` with the blue and red channels swapped, ``turned`` with the hue turned by 120
 degrees (OpenCV's 8-bit hue, 0-179, plus 60).
+
+``--leave-out`` registers every other front of each kind only (in sorted name order, the
+``first`` half leaving out the first, third, ... front, the ``second`` half the others; backs
+are all registered), as if the pieces came from a library the table's owner had not registered
+whole. A face-up piece of a front left out must not be named: it is counted apart, as *named*
+when a known report on it names a registered front (the open-set promise broken), and is not
+among the pieces scored right or wrong; the other pieces are scored as above.
 """
 
 from __future__ import annotations
@@ -167,6 +175,7 @@ class Tally:
     read_s: list[float] = field(default_factory=list)
     misses: list[str] = field(default_factory=list)
     read_back: list[int] = field(default_factory=lambda: [0, 0])  # registration images: [right, of]
+    left_out: list[int] = field(default_factory=lambda: [0, 0])  # pieces of a front left out: [named, of]
 
     def count(self, group: str, ok: bool) -> None:
         cell = self.by_group.setdefault(group, [0, 0])
@@ -174,8 +183,10 @@ class Tally:
         cell[1] += 1
 
 
-def score_scene(reading: dict[str, Any], truth: dict[str, Any], tally: Tally, scene: str) -> None:
-    """Add one scene's reading to *tally* (the README's rule, see the module's docstring)."""
+def score_scene(reading: dict[str, Any], truth: dict[str, Any], tally: Tally, scene: str,
+                left_out: frozenset[tuple[str, str]] = frozenset()) -> None:
+    """Add one scene's reading to *tally* (the README's rule, see the module's docstring); a
+    face-up piece whose (kind, front) is in *left_out* is counted apart."""
     targets = [("piece", p) for p in truth["pieces"]] + [("distractor", d) for d in truth["distractors"]]
     known_on: dict[int, list[dict[str, Any]]] = {}
     for report in reading["pieces"]:
@@ -190,6 +201,15 @@ def score_scene(reading: dict[str, Any], truth: dict[str, Any], tally: Tally, sc
         if what != "piece":
             continue
         reports = known_on.get(i, [])
+        if piece["face"] == "up" and (piece["kind"], piece["front"]) in left_out:
+            tally.invented += max(0, len(reports) - 1)
+            tally.left_out[0] += bool(reports)
+            tally.left_out[1] += 1
+            if reports:
+                said = ", ".join(f"{r['kind']}/{r['face']}/{r['front']}" for r in reports)
+                tally.misses.append(f"{scene}: {piece['kind']}/up/{piece['front']} (left out) at "
+                                    f"{piece['center_mm']} named {said}")
+            continue
         ok = any(r["kind"] == piece["kind"] and r["face"] == piece["face"]
                  and (r["front"] if r["face"] == "up" else None) == piece["front"] for r in reports)
         tally.invented += max(0, len(reports) - 1)
@@ -215,8 +235,10 @@ def _nearest(centre: list[float], targets: list[tuple[str, dict[str, Any]]]) -> 
 
 
 def run_mode(mode: str, root: Path, scenes: list[Path], light: str = "as-taken",
-             camera: str = "as-taken", art: str = "as-drawn") -> Tally:
+             camera: str = "as-taken", art: str = "as-drawn", leave_out: str = "") -> Tally:
     entries = json.loads((root / "pieces" / "library" / "registrations.json").read_text())
+    left_out = left_out_fronts(entries, leave_out)
+    entries = [e for e in entries if e["face"] == "back" or (e["kind"], e["front"]) not in left_out]
     tally = Tally()
     with tempfile.TemporaryDirectory(prefix="validation-pieces-") as tmp:
         library = Path(tmp) / "library"
@@ -238,7 +260,7 @@ def run_mode(mode: str, root: Path, scenes: list[Path], light: str = "as-taken",
             if done.returncode != 0:
                 raise SystemExit(f"read {scene.name}: {done.stderr.strip()}")
             truth = json.loads((scene / "truth.json").read_text())
-            score_scene(json.loads(done.stdout), truth, tally, scene.name)
+            score_scene(json.loads(done.stdout), truth, tally, scene.name, left_out)
         for entry, image in zip(entries, images, strict=True):  # each read back with no calibration
             done = companion("vision", "read", str(image), "--library", str(library), "--json")
             if done.returncode != 0:
@@ -252,6 +274,18 @@ def run_mode(mode: str, root: Path, scenes: list[Path], light: str = "as-taken",
             if not ok:
                 tally.misses.append(f"{image} read back as {pieces or 'unknown or nothing'}")
     return tally
+
+
+def left_out_fronts(entries: list[dict[str, Any]], half: str) -> frozenset[tuple[str, str]]:
+    """The (kind, front) pairs that *half* (``first``, ``second`` or ``""``: none) leaves out."""
+    if not half:
+        return frozenset()
+    start = 0 if half == "first" else 1
+    out: set[tuple[str, str]] = set()
+    for kind in sorted({e["kind"] for e in entries}):
+        fronts = sorted(e["front"] for e in entries if e["kind"] == kind and e["face"] != "back")
+        out.update((kind, front) for front in fronts[start::2])
+    return frozenset(out)
 
 
 def scene_dirs(root: Path, part: str, first: int = 0) -> list[Path]:
@@ -274,15 +308,18 @@ def main(argv: list[str] | None = None) -> int:
                         help="read each scene as if another camera had taken it")
     parser.add_argument("--art", choices=ARTS, default="as-drawn",
                         help="read the set as if its pieces and tables were drawn in other colours")
+    parser.add_argument("--leave-out", choices=("first", "second"), default="",
+                        help="register every other front of each kind only")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     scenes = scene_dirs(args.set, "pieces", args.scenes)
     modes = ("scans", "cloth") if args.mode == "both" else (args.mode,)
-    results = {mode: run_mode(mode, args.set, scenes, args.light, args.camera, args.art) for mode in modes}
+    results = {mode: run_mode(mode, args.set, scenes, args.light, args.camera, args.art, args.leave_out)
+               for mode in modes}
     if args.json:
         print(json.dumps({m: {"pieces": t.pieces, "right": t.right, "invented": t.invented, "wrong": t.wrong,
                               "by_group": t.by_group, "read_s_median": statistics.median(t.read_s),
-                              "read_back": t.read_back,
+                              "read_back": t.read_back, "left_out": t.left_out,
                               "misses": t.misses} for m, t in results.items()}, indent=1))
         return 0
     for mode, t in results.items():
@@ -293,6 +330,8 @@ def main(argv: list[str] | None = None) -> int:
         for group, (ok, of) in sorted(t.by_group.items()):
             print(f"  {group:24s} {ok:4d} / {of:<4d} ({100 * ok / of:.0f} %)")
         print(f"  registration images read back as their own face: {t.read_back[0]} / {t.read_back[1]}")
+        if args.leave_out:
+            print(f"  pieces of a front left out: {t.left_out[0]} of {t.left_out[1]} named")
         if args.misses:
             print("\n".join(f"  - {m}" for m in t.misses))
     return 0
