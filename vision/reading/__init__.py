@@ -26,7 +26,7 @@ from vision.calibration import TableCalibration
 from vision.library import Library, PieceKind, find_piece, frame_point, frame_points
 from vision.reading.decide import decide
 from vision.reading.faces import KindRefs, references
-from vision.reading.find import blank, not_table
+from vision.reading.find import blank, marker_areas, not_table
 from vision.reading.fit import Leftover, Placement, fit_outlines
 from vision.reading.identify import Cut, Match, compare, cut_out
 from vision.reading.params import DEFAULT, Params
@@ -92,12 +92,15 @@ def _read(image: np.ndarray, library: Library, calibration: TableCalibration | N
     empty_view = None if empty is None else warp.apply(empty)
     largest_mm = max(max(k.size_mm) for k in kinds)
     piece_px = largest_mm * plane.scale if plane.scale is not None else max(plane.size) / 8
-    mask = not_table(view, valid, empty_view, piece_px, plane.scale, params)
+    quads = None
     if empty is None and (seen_markers is not None or layout_dictionary is not None):
         seen = seen_markers if seen_markers is not None else markers.detect(image, layout_dictionary or "")
         quads = [plane.from_frame(q) for q in seen.values()]
-        blank(mask, quads, params.marker_quiet_zone, params.marker_margin_mm * (plane.scale or 1.0),
-              params.marker_sheet_share)
+    margin_px = params.marker_margin_mm * (plane.scale or 1.0)
+    sheets = marker_areas(valid.shape, quads, params.marker_quiet_zone, margin_px) if quads else None
+    mask = not_table(view, valid, empty_view, piece_px, plane.scale, params, sheets)
+    if quads is not None:
+        blank(mask, quads, params.marker_quiet_zone, margin_px, params.marker_sheet_share)
     placements, leftovers = fit_outlines(mask, kinds, plane.scale, params)
     found = [_compared(view, piece, placements, refs[piece.kind.name], params) for piece in placements]
     if any(not piece.alone for piece in placements):

@@ -9,8 +9,11 @@ frame, a piece is what stands out from the local table colour by more than the t
 spread (wood grain, cloth weave). The local table colour is a median over a window several
 pieces wide; where the scale is not known, over what the view's rim shows, less whatever of a
 piece's size stands far out from the rim's colour (so pieces laid close together do not become
-the table, and a mat or board laid on it stays table). Both work in CIELAB, so a difference in
-hue counts as much as one in brightness.
+the table, and a mat or board laid on it stays table); with it, part by part where the table
+has parts of different colours (a mat on a cloth), each part's colour taken from that part
+alone, and where parts meet each place taken as the part whose colour is nearer its own. The
+table markers' sheets lend the table no colour. Both work in CIELAB, so a difference in hue
+counts as much as one in brightness.
 """
 
 from __future__ import annotations
@@ -59,9 +62,11 @@ def _channel_medians(values: np.ndarray) -> np.ndarray:
 
 
 def not_table(view: np.ndarray, valid: np.ndarray, empty: np.ndarray | None, piece_px: float,
-              px_per_mm: float | None, params: Params) -> np.ndarray:
+              px_per_mm: float | None, params: Params, markers: np.ndarray | None = None) -> np.ndarray:
     """A 0/1 uint8 mask of what is not table in *view*: *valid* marks the pixels that show the
-    frame; *empty* is the view without pieces, or None; *piece_px* the largest piece's size."""
+    frame; *empty* is the view without pieces, or None; *piece_px* the largest piece's size;
+    *markers* (bool), where the table markers lie with their sheets' quiet zones
+    (:func:`marker_areas`), which without an empty frame lend the table no colour."""
     sigma = params.smooth_mm * (px_per_mm or 1.5)
     inside = valid > 0
     if not inside.any():
@@ -86,23 +91,55 @@ def not_table(view: np.ndarray, valid: np.ndarray, empty: np.ndarray | None, pie
         # without a scale the window is a guess, and pieces laid close may fill it: what stands
         # far out from the rim's colour is then left out of the table's colour
         clear = None if px_per_mm is not None else _unlike_rim(seen, inside, sample, piece_px, params)
+        if markers is not None:  # a marker's white sheet is no table's colour, nor part of a light floor
+            clear = markers if clear is None else clear | markers
         window = max(3.0, params.background_window * piece_px)
-        local = _local_table(view, valid, clear, window, sigma)
         # a mat on a cloth: each part's colour from that part alone, not across its edge (only
         # with a scale: without one, a mat and a piece are not told apart by size)
-        regions = None if px_per_mm is None else _table_regions(seen, inside, piece_px, params)
-        if regions is not None:
-            for region in np.unique(regions[inside]):
-                part = inside & (regions == region)
-                local[part] = _local_table(view, part.astype(np.uint8), clear, window, sigma)[part]
-        offset = seen - local
+        regions = None if px_per_mm is None else _table_regions(
+            seen, inside if markers is None else inside & ~markers, piece_px, params)
         table = sample if clear is None or not (sample & ~clear).any() else sample & ~clear
-        mad = _channel_medians(np.abs(offset[table]))  # the table's own spread
-        spreads = np.maximum(1.4826 * mad, params.table_spread_min)
-        distance = length(scaled(offset, np.zeros(3), 1.0 / spreads))
-        mask = distance > params.table_sigmas
+        reach = max(1, round(2 * piece_px / params.region_px_per_piece))  # two of the regions' coarse pixels
+        local = _table_colour(view, valid, seen, clear, regions, reach, window, sigma)
+        mask = _standing_out(seen, local, table, params)
     mask &= inside
     return _clean(mask.astype(np.uint8), params.hole_max * piece_px * piece_px)
+
+
+def _table_colour(view: np.ndarray, valid: np.ndarray, seen: np.ndarray, pieces: np.ndarray | None,
+                  regions: np.ndarray | None, reach_px: int, window_px: float, sigma: float) -> np.ndarray:
+    """The table's colour round each pixel (CIELAB, :func:`_local_table`), each of *regions*'
+    parts from that part alone. Within *reach_px* of where parts meet (the parts are found
+    coarsely: an edge a little out, a corner rounded), each pixel's is the colour of the part
+    there that is nearest its own (*seen*)."""
+    local = _local_table(view, valid, pieces, window_px, sigma)
+    if regions is None:
+        return local
+    inside = valid > 0
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach_px + 1, 2 * reach_px + 1))
+    parts = []
+    for region in np.unique(regions[inside]):
+        part = inside & (regions == region)
+        colour = _local_table(view, part.astype(np.uint8), pieces, window_px, sigma)
+        local[part] = colour[part]
+        parts.append((colour, cv2.dilate(part.astype(np.uint8), kernel) > 0))
+    if len(parts) < 2:
+        return local
+    edge = inside & (np.sum([near for _colour, near in parts], axis=0) > 1)  # near two parts or more
+    off = np.stack([np.where(near[edge], np.linalg.norm(seen[edge] - colour[edge], axis=1), np.inf)
+                    for colour, near in parts])
+    nearest = np.argmin(off, axis=0)
+    local[edge] = np.stack([colour[edge] for colour, _near in parts])[nearest, np.arange(len(nearest))]
+    return local
+
+
+def _standing_out(seen: np.ndarray, local: np.ndarray, table: np.ndarray, params: Params) -> np.ndarray:
+    """Where *seen* (CIELAB) is further from the table's *local* colour than
+    :attr:`Params.table_sigmas` of the table's own spread (over the pixels *table*)."""
+    offset = seen - local
+    mad = _channel_medians(np.abs(offset[table]))
+    spreads = np.maximum(1.4826 * mad, params.table_spread_min)
+    return np.asarray(length(scaled(offset, np.zeros(3), 1.0 / spreads)) > params.table_sigmas)
 
 
 def _reaching(values: np.ndarray, bar: float, high: float) -> np.ndarray:
@@ -160,12 +197,14 @@ def _table_regions(seen: np.ndarray, inside: np.ndarray, piece_px: float,
     f = min(1.0, params.region_px_per_piece / max(piece_px, 1e-6))
     h, w = inside.shape
     size = (max(1, round(w * f)), max(1, round(h * f)))
-    small = np.asarray(cv2.medianBlur(np.asarray(cv2.resize(seen, size, interpolation=cv2.INTER_AREA),
-                                                 np.float32), 5), np.float32)
-    shown = cv2.resize(inside.astype(np.uint8), size, interpolation=cv2.INTER_NEAREST) > 0
-    colours = small[shown]
-    if len(colours) < 10 * params.table_regions:
+    # a small pixel is shown only where all it covers is (not past the frame, nor a marker's
+    # sheet), and the others take the nearest shown one's colour before the median
+    shown = cv2.resize(inside.astype(np.float32), size, interpolation=cv2.INTER_AREA) > 0.999
+    if shown.sum() < 10 * params.table_regions:
         return None
+    small = np.asarray(cv2.resize(seen, size, interpolation=cv2.INTER_AREA), np.float32)
+    small = np.asarray(cv2.medianBlur(_nearest_shown(small, shown), 5), np.float32)
+    colours = small[shown]
     cv2.setRNGSeed(0)
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
     _, clusters, centres = cv2.kmeans(colours, params.table_regions, np.zeros((len(colours), 1), np.int32),
@@ -193,6 +232,16 @@ def _table_regions(seen: np.ndarray, inside: np.ndarray, piece_px: float,
                                                  labelType=cv2.DIST_LABEL_PIXEL)
     of_kept = np.concatenate([[-1], labels[kept]]).astype(np.int32)  # label k: the k-th kept pixel
     return np.asarray(cv2.resize(of_kept[nearest], (w, h), interpolation=cv2.INTER_NEAREST), np.int32)
+
+
+def _nearest_shown(image: np.ndarray, shown: np.ndarray) -> np.ndarray:
+    """*image* with each pixel that is not *shown* given the nearest shown pixel's value."""
+    if shown.all():
+        return image
+    _, nearest = cv2.distanceTransformWithLabels((~shown).astype(np.uint8), cv2.DIST_L2, 5,
+                                                 labelType=cv2.DIST_LABEL_PIXEL)
+    values = np.concatenate([image[:1, :1].reshape(1, -1), image[shown].reshape(int(shown.sum()), -1)])
+    return np.asarray(values[nearest].reshape(image.shape), image.dtype)
 
 
 def _unlike_rim(seen: np.ndarray, inside: np.ndarray, sample: np.ndarray, piece_px: float,
@@ -229,7 +278,12 @@ def _local_table(view: np.ndarray, valid: np.ndarray, pieces: np.ndarray | None,
     h, w = valid.shape
     factor, small_size = _shrunk((h, w), window_px)
     small = cv2.resize(view, small_size, interpolation=cv2.INTER_AREA)
-    small_valid = cv2.resize(valid, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_NEAREST)
+    # a small pixel that covers any of what is not *valid* (past the frame's or a part's edge)
+    # mixes that in: it is no table, unless no small pixel is wholly valid (a thin part)
+    shown = cv2.resize(valid.astype(np.float32), small_size, interpolation=cv2.INTER_AREA)
+    small_valid = (shown > 0.999).astype(np.uint8)
+    if not small_valid.any():
+        small_valid = (shown >= 0.5).astype(np.uint8)
     if pieces is not None:
         # a small pixel that any piece covers a part of is no table
         covered = cv2.resize(pieces.astype(np.float32), (small.shape[1], small.shape[0]),
@@ -283,6 +337,19 @@ def _filled(mask: np.ndarray, hole_max_px: float) -> np.ndarray:
     return filled
 
 
+def marker_areas(shape: tuple[int, ...], quads_px: list[np.ndarray], grow: float, margin_px: float,
+                 times: float = 1.0) -> np.ndarray:
+    """Where the quads (view px) lie (bool, *shape*'s rows and columns), each grown by the share
+    *grow* of its size round its centre and then by *margin_px*, and then *times* as large."""
+    areas = np.zeros(shape[:2], np.uint8)
+    for quad in quads_px:
+        centre = quad.mean(axis=0)
+        reach = float(np.linalg.norm(quad - centre, axis=1).mean())
+        factor = (1.0 + grow + margin_px / max(reach, 1e-6)) * times
+        cv2.fillConvexPoly(areas, np.round(centre + (quad - centre) * factor).astype(np.int32), 1)
+    return areas > 0
+
+
 def blank(mask: np.ndarray, quads_px: list[np.ndarray], grow: float, margin_px: float,
           sheet_share: float) -> None:
     """Clear each quad in *mask* (view px), grown by the share *grow* of its size round its
@@ -290,14 +357,8 @@ def blank(mask: np.ndarray, quads_px: list[np.ndarray], grow: float, margin_px: 
     lies within twice that of a quad (what is left of the sheet a marker is printed on)."""
     if not quads_px:
         return
-    near = np.zeros_like(mask)
-    cleared = np.zeros_like(mask)
-    for quad in quads_px:
-        centre = quad.mean(axis=0)
-        reach = float(np.linalg.norm(quad - centre, axis=1).mean())
-        factor = 1.0 + grow + margin_px / max(reach, 1e-6)
-        cv2.fillConvexPoly(cleared, np.round(centre + (quad - centre) * factor).astype(np.int32), 1)
-        cv2.fillConvexPoly(near, np.round(centre + (quad - centre) * 2 * factor).astype(np.int32), 1)
+    cleared = marker_areas(mask.shape, quads_px, grow, margin_px).astype(np.uint8)
+    near = marker_areas(mask.shape, quads_px, grow, margin_px, 2.0).astype(np.uint8)
     mask[cleared > 0] = 0
     count, labels = cv2.connectedComponents(mask, connectivity=8)
     area = np.bincount(labels.ravel(), minlength=count)

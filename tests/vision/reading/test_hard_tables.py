@@ -16,6 +16,7 @@ from vision.library import Library, PieceKind, find_piece, frame_points
 from vision.reading import _compared, read
 from vision.reading.decide import decide
 from vision.reading.faces import references
+from vision.reading.find import marker_areas, not_table
 from vision.reading.fit import Placement
 from vision.reading.params import DEFAULT
 
@@ -72,6 +73,76 @@ def test_tiles_near_the_edge_of_a_mat_are_read(tmp_path: Path) -> None:
     put(table, tile_face("moon"), TILE, (300, 60), 20.0)
     result = read(table, library, px_per_mm=SCALE)
     assert sorted(p.front or "" for p in result.pieces) == ["drop", "moon", "star"]
+
+
+def _dim_edged_mat(turn_deg: float, falloff_mm: float, depth: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A dark mat, turned *turn_deg* on a sand floor, whose light falls off by *depth* over its
+    last *falloff_mm*; and each pixel's distance in from the mat's edge (mm, negative past it)."""
+    rng = np.random.default_rng(seed)
+    table = np.full((round(250 * SCALE), round(400 * SCALE), 3), (120, 170, 190), np.float32)
+    table += rng.normal(0, 6, table.shape)
+    ys, xs = np.mgrid[0:table.shape[0], 0:table.shape[1]] / SCALE
+    a = math.radians(turn_deg)
+    u = (xs - 200) * math.cos(a) + (ys - 125) * math.sin(a)
+    v = -(xs - 200) * math.sin(a) + (ys - 125) * math.cos(a)
+    edge_mm = np.minimum.reduce([v + 105, 105 - v, u + 140, 140 - u])
+    light = 1.0 - depth * np.clip(1.0 - edge_mm / falloff_mm, 0.0, 1.0) ** 2
+    mat = (np.array([50, 48, 46], np.float32) + rng.normal(0, 2, table.shape)) * light[:, :, None]
+    table[edge_mm >= 0] = mat[edge_mm >= 0]
+    return np.clip(table, 0, 255).astype(np.uint8), edge_mm
+
+
+@pytest.mark.parametrize(("turn_deg", "falloff_mm", "depth"), [(1.5, 20.0, 0.2), (-2.5, 30.0, 0.15)])
+def test_a_mat_darker_towards_its_edges_is_table_up_to_its_edge(tmp_path: Path, turn_deg: float,
+                                                                falloff_mm: float, depth: float) -> None:
+    """The table's colour along a mat's edge is the mat's own there, not mixed with the floor's
+    past it: the mat dimmed by the light's fall-off is no piece."""
+    table, edge_mm = _dim_edged_mat(turn_deg, falloff_mm, depth, seed=6)
+    laid = [("star", (200, 200), 10.0), ("moon", (200, 110), 0.0), ("drop", (88, 70), 30.0)]
+    for name, centre, angle in laid:
+        put(table, tile_face(name), TILE, centre, angle)
+    mask = not_table(table, np.ones(table.shape[:2], np.uint8), None, TILE[0] * SCALE, SCALE, DEFAULT)
+    ys, xs = np.mgrid[0:table.shape[0], 0:table.shape[1]] / SCALE
+    tiles = np.zeros(table.shape[:2], bool)
+    for _name, (x, y), _angle in laid:
+        tiles |= np.hypot(xs - x, ys - y) < 32
+    marked_mm2 = float((mask.astype(bool) & (edge_mm > 3) & ~tiles).sum()) / SCALE**2
+    assert marked_mm2 < 150, marked_mm2  # specks, under a tenth of a tile; a band along the edge is more
+    result = read(table, _library(tmp_path / "library"), px_per_mm=SCALE)
+    assert sorted(p.front for p in result.pieces) == ["drop", "moon", "star"]
+    assert not result.unknown, [tuple(round(v / SCALE) for v in u.center) for u in result.unknown]
+
+
+@pytest.mark.parametrize("gap_mm", [8.0, 12.0])
+def test_a_marker_near_a_mats_corner_lends_the_mat_no_colour(tmp_path: Path, gap_mm: float) -> None:
+    """A marker's white sheet a little in from a green mat's corner, on a pale floor: the mat
+    round it, up to the mat's corners, is table, neither the floor's nor the sheet's colour."""
+    rng = np.random.default_rng(8)
+    table = np.full((round(250 * SCALE), round(400 * SCALE), 3), (215, 210, 205), np.float32)  # a pale floor
+    table += rng.normal(0, 6, table.shape)
+    mat = np.s_[round(20 * SCALE):round(230 * SCALE), round(40 * SCALE):round(360 * SCALE)]
+    table[mat] = (40, 110, 50) + rng.normal(0, 3, table[mat].shape)  # a green mat on it
+    table = np.clip(table, 0, 255).astype(np.uint8)
+    right, top = 360 - gap_mm, 20 + gap_mm  # the sheet's top right corner (mm)
+    table[round(top * SCALE):round((top + 50) * SCALE), round((right - 50) * SCALE):round(right * SCALE)] = 235
+    inner = np.array([[right - 43, top + 7], [right - 7, top + 7], [right - 7, top + 43], [right - 43, top + 43]])
+    x0, y0 = np.round(inner[0] * SCALE).astype(int)
+    x1, y1 = np.round(inner[2] * SCALE).astype(int)
+    table[y0:y1, x0:x1] = 20  # the marker's black square
+    table[y0 + 18:y0 + 36, x0 + 18:x0 + 36] = 235
+    quad = np.asarray(inner * SCALE, np.float32)
+    sheets = marker_areas(table.shape, [quad], DEFAULT.marker_quiet_zone, DEFAULT.marker_margin_mm * SCALE)
+    mask = not_table(table, np.ones(table.shape[:2], np.uint8), None, TILE[0] * SCALE, SCALE, DEFAULT, sheets)
+    ys, xs = np.mgrid[0:table.shape[0], 0:table.shape[1]] / SCALE
+    on_mat = (ys > 22) & (ys < 228) & (xs > 42) & (xs < 358)  # 2 mm in from its edge
+    marked_mm2 = float((mask.astype(bool) & on_mat & ~sheets).sum()) / SCALE**2
+    assert marked_mm2 < 100, marked_mm2  # specks; a corner of the mat or the strip beside the sheet is more
+    laid = [("star", (100, 80), 10.0), ("moon", (200, 150), 0.0), ("drop", (300, 190), 30.0)]
+    for name, centre, angle in laid:
+        put(table, tile_face(name), TILE, centre, angle)
+    result = read(table, _library(tmp_path / "library"), px_per_mm=SCALE, seen_markers={0: quad})
+    assert sorted(p.front for p in result.pieces) == ["drop", "moon", "star"]
+    assert not result.unknown, [tuple(round(v / SCALE) for v in u.center) for u in result.unknown]
 
 
 def test_a_small_coin_with_a_faint_rim_registers_at_its_whole_size(tmp_path: Path) -> None:
