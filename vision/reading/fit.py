@@ -87,7 +87,8 @@ def fit_outlines(mask: np.ndarray, kinds: list[PieceKind], px_per_mm: float | No
     it (:attr:`Params.free_size_spread`), or fit nothing, are fitted again at that scale (a
     speck of a card's shape is no card; a card merged with a light patch of the table is a card
     and a patch)."""
-    contours = list(cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0])
+    largest_mm = max(max(k.size_mm) for k in kinds) * (1 + params.size_tolerance)
+    contours = _outlines(mask, None if px_per_mm is None else largest_mm * px_per_mm)
     if px_per_mm is not None:
         return _fit_at_scale(contours, mask.shape, kinds, px_per_mm, params)
     fitted: list[tuple[np.ndarray, Placement]] = []
@@ -105,6 +106,27 @@ def fit_outlines(mask: np.ndarray, kinds: list[PieceKind], px_per_mm: float | No
     off = [c for c, p in fitted if abs(math.log(p.px_per_mm / scale)) > params.free_size_spread]
     laid, leftovers = _fit_at_scale(again + off, mask.shape, kinds, scale, params)
     return kept + laid, leftovers
+
+
+def _outlines(mask: np.ndarray, wider_px: float | None) -> list[np.ndarray]:
+    """The outline of each part of *mask*, and, where the scale is known, of each part in a hole
+    wider than *wider_px* (any piece: such a hole is no piece's print but table, that a board's
+    printed frame or a mat's edge runs round)."""
+    found, hierarchy = cv2.findContours(mask, cv2.RETR_TREE, cv2.CHAIN_APPROX_NONE)
+    if hierarchy is None:
+        return []
+    links = hierarchy[0]  # per contour: next, previous, first child, parent
+    kept: list[int] = []
+    todo = [i for i in range(len(found)) if links[i][3] < 0]  # the outermost parts
+    while todo:
+        outer = todo.pop()
+        kept.append(outer)
+        hole = int(links[outer][2])
+        while wider_px is not None and hole >= 0:
+            if min(cv2.minAreaRect(found[hole])[1]) > wider_px:
+                todo += [i for i in range(len(found)) if links[i][3] == hole]
+            hole = int(links[hole][0])
+    return [found[i] for i in sorted(kept)]
 
 
 def _fit_at_scale(contours: list[np.ndarray], shape: tuple[int, int], kinds: list[PieceKind],

@@ -145,6 +145,18 @@ def test_a_marker_near_a_mats_corner_lends_the_mat_no_colour(tmp_path: Path, gap
     assert not result.unknown, [tuple(round(v / SCALE) for v in u.center) for u in result.unknown]
 
 
+def test_pieces_inside_a_printed_frame_line_are_read(tmp_path: Path) -> None:
+    """A board's frame, a thin line closed round the pieces, is no piece, and hides none."""
+    table = cloth(400, 250, seed=9)
+    cv2.rectangle(table, (round(20 * SCALE), round(15 * SCALE)), (round(380 * SCALE), round(235 * SCALE)),
+                  (30, 30, 35), round(2 * SCALE))
+    laid = [("star", (90, 100), 15.0), ("moon", (250, 120), 30.0), ("drop", (330, 190), 5.0)]
+    for name, centre, angle in laid:
+        put(table, tile_face(name), TILE, centre, angle)
+    result = read(table, _library(tmp_path / "library"), px_per_mm=SCALE)
+    assert sorted(p.front for p in result.pieces) == ["drop", "moon", "star"]
+
+
 def test_a_small_coin_with_a_faint_rim_registers_at_its_whole_size(tmp_path: Path) -> None:
     face = np.full((240, 240, 3), 255, np.uint8)
     cv2.circle(face, (120, 120), 120, (125, 121, 120), -1)  # the rim's outer band: near the surface
