@@ -1,6 +1,7 @@
 """The staged reader on tables that are hard to find pieces on: a photo at a slant with no
-scale, pieces laid edge to edge, a mat whose edge the pieces touch, a coin whose rim or back is
-nearly the surface's colour, and light of another colour."""
+scale, pieces laid edge to edge, a mat whose edge the pieces touch, a mat dimmer towards its
+edge, a marker near a mat's corner, a printed frame round the pieces, a coin whose rim or back
+is nearly the surface's colour, and light of another colour."""
 
 from __future__ import annotations
 
