@@ -199,7 +199,7 @@ def _table_regions(seen: np.ndarray, inside: np.ndarray, piece_px: float,
     size = (max(1, round(w * f)), max(1, round(h * f)))
     # a small pixel is shown only where all it covers is (not past the frame, nor a marker's
     # sheet), and the others take the nearest shown one's colour before the median
-    shown = cv2.resize(inside.astype(np.float32), size, interpolation=cv2.INTER_AREA) > 0.999
+    shown = _covered(inside, size) > 0.999
     if shown.sum() < 10 * params.table_regions:
         return None
     small = np.asarray(cv2.resize(seen, size, interpolation=cv2.INTER_AREA), np.float32)
@@ -228,10 +228,13 @@ def _table_regions(seen: np.ndarray, inside: np.ndarray, piece_px: float,
         kept |= large[parts]
     if len(set(labels[kept].tolist())) < 2:
         return None
-    _, nearest = cv2.distanceTransformWithLabels((~kept).astype(np.uint8), cv2.DIST_L2, 5,
-                                                 labelType=cv2.DIST_LABEL_PIXEL)
-    of_kept = np.concatenate([[-1], labels[kept]]).astype(np.int32)  # label k: the k-th kept pixel
-    return np.asarray(cv2.resize(of_kept[nearest], (w, h), interpolation=cv2.INTER_NEAREST), np.int32)
+    parts = _nearest_shown(labels, kept)  # every other pixel the part nearest it
+    return np.asarray(cv2.resize(parts, (w, h), interpolation=cv2.INTER_NEAREST), np.int32)
+
+
+def _covered(mask: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """The share of each pixel of *mask* shrunk to *size* (width, height) that it covers."""
+    return np.asarray(cv2.resize(mask.astype(np.float32), size, interpolation=cv2.INTER_AREA), np.float32)
 
 
 def _nearest_shown(image: np.ndarray, shown: np.ndarray) -> np.ndarray:
@@ -280,15 +283,13 @@ def _local_table(view: np.ndarray, valid: np.ndarray, pieces: np.ndarray | None,
     small = cv2.resize(view, small_size, interpolation=cv2.INTER_AREA)
     # a small pixel that covers any of what is not *valid* (past the frame's or a part's edge)
     # mixes that in: it is no table, unless no small pixel is wholly valid (a thin part)
-    shown = cv2.resize(valid.astype(np.float32), small_size, interpolation=cv2.INTER_AREA)
+    shown = _covered(valid, small_size)
     small_valid = (shown > 0.999).astype(np.uint8)
     if not small_valid.any():
         small_valid = (shown >= 0.5).astype(np.uint8)
     if pieces is not None:
         # a small pixel that any piece covers a part of is no table
-        covered = cv2.resize(pieces.astype(np.float32), (small.shape[1], small.shape[0]),
-                             interpolation=cv2.INTER_AREA)
-        small_valid = small_valid * (covered < 0.01)
+        small_valid = small_valid * (_covered(pieces, small_size) < 0.01)
     if not small_valid.all() and small_valid.any():
         # outside the frame: the nearest frame pixel's colour, so the median sees table only
         small = cv2.inpaint(small, (1 - small_valid).astype(np.uint8), 3, cv2.INPAINT_TELEA)

@@ -116,16 +116,23 @@ def _outlines(mask: np.ndarray, wider_px: float | None) -> list[np.ndarray]:
     if hierarchy is None:
         return []
     links = hierarchy[0]  # per contour: next, previous, first child, parent
+
+    def inside(parent: int) -> list[int]:
+        """The contours one level inside *parent*: a part's holes, or the parts in a hole."""
+        out, child = [], int(links[parent][2])
+        while child >= 0:
+            out.append(child)
+            child = int(links[child][0])
+        return out
+
     kept: list[int] = []
     todo = [i for i in range(len(found)) if links[i][3] < 0]  # the outermost parts
     while todo:
         outer = todo.pop()
         kept.append(outer)
-        hole = int(links[outer][2])
-        while wider_px is not None and hole >= 0:
-            if min(cv2.minAreaRect(found[hole])[1]) > wider_px:
-                todo += [i for i in range(len(found)) if links[i][3] == hole]
-            hole = int(links[hole][0])
+        if wider_px is not None:
+            todo += [part for hole in inside(outer) if min(cv2.minAreaRect(found[hole])[1]) > wider_px
+                     for part in inside(hole)]
     return [found[i] for i in sorted(kept)]
 
 
