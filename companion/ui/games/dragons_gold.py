@@ -328,9 +328,15 @@ class DragonsGoldScreen(BaseScreen):
             self.open_sharing(slot)
 
     def open_sharing(self, slot: int) -> SharingPopup:
+        """The sharing dialog for the dragon killed at *slot*. Where the share needs a
+        negotiation, its timer starts; one already going (the dialog was closed with the app, and
+        the session resumed) goes on where it was, running or paused."""
         state = self.state()
         popup = self._sharing_popup(slot, state.sharing(slot), state)
-        if popup.negotiating:
+        session = self.svc.session
+        going = (session is not None and "negotiation" in session.board
+                 and session.board["negotiation"].phase in (Phase.RUNNING, Phase.PAUSED))
+        if popup.negotiating and not going:
             self._start_timer("negotiation")
         self.update(self.svc.clock.now())
         popup.open()

@@ -285,6 +285,15 @@ async def dragons_gold_sharing_countdown(app: Any) -> None:
     await tap(app, sharing.ids.pause)  # now Resume
     assert session.board["negotiation"].phase is Phase.RUNNING and not sharing.paused
     assert sharing.sand[:3] == list(THEME.primary)[:3] and sharing.ids.band.opacity == 0
+    # the dialog gone with the app (a restart resumes the session): Sharing takes it up again
+    sharing.dismiss(animation=False)
+    await pass_time(app, 1.0)
+    left = session.board["negotiation"].remaining_s(session.now())
+    await tap(app, _button(list(reversed(game.ids.row.children))[0], "Sharing"))
+    sharing = _popup(app, "SharingPopup")
+    timer = session.board["negotiation"]
+    assert timer.phase is Phase.RUNNING and timer.remaining_s(session.now()) == left, timer  # not begun again
+    assert sharing.digits == to_duration_text(left)
     await tap(app, sharing.ids.deal)
     assert session.board["negotiation"].phase is Phase.IDLE and sharing.parent is None
     state = game.state()
