@@ -15,8 +15,8 @@ from kivy.uix.boxlayout import BoxLayout
 from companion.durations import to_duration_text
 from companion.ui.lang import TR
 from companion.ui.screens import BaseScreen
+from companion.ui.seating import SeatTable
 from companion.ui.theme import PLAYER_RGB, THEME, rgb
-from companion.ui.widgets import SeatFrame
 
 HINT_S = 2.5
 """How long a tap on another player's panel shows whose turn it is, in seconds."""
@@ -66,6 +66,11 @@ class PlayerPanel(ButtonBehavior, BoxLayout):  # type: ignore[misc]
         return ("▶ " if self.current and not self.running else "") + str(self.name)
 
 
+SIDE_PANEL_U = 2.5
+"""Table mode: a panel's height at the edge of the screen (a panel turned to a side seat on a wide
+screen, at the bottom or top on a high one), in touch units."""
+
+
 class TurnScreen(BaseScreen):
     """The turn clock's page. Main thread only."""
 
@@ -75,6 +80,8 @@ class TurnScreen(BaseScreen):
     """The clock has run (a new one then asks first: the times so far would be lost)."""
     confirming = BooleanProperty(False)
     """The "start over?" question is showing in place of the budget row."""
+    around = BooleanProperty(False)
+    """Table mode: the panels stand round the screen by seat (:class:`SeatTable`)."""
 
     def __init__(self, **kwargs: Any) -> None:
         self.panels: dict[str, PlayerPanel] = {}
@@ -122,12 +129,20 @@ class TurnScreen(BaseScreen):
             return
         angles = session.panel_angles() if session is not None else {}
         colours = {p.name: p.colour for p in session.players} if session is not None else {}
+        self.around = any(angles.get(name, 0) for name in tc.players)
+        table = SeatTable(side_px=THEME.u * SIDE_PANEL_U, row_px=THEME.u * SIDE_PANEL_U,
+                                         gap=THEME.u * 0.15) if self.around else None
+        if table is not None:
+            panels.add_widget(table)
         for name in tc.players:
             hex_colour = PLAYER_RGB.get(colours.get(name, ""), "")
             colour = rgb(hex_colour) if hex_colour else list(THEME.primary)  # "Player 1": no colour
             panel = PlayerPanel(name=name, colour=colour, ink=text_on(colour), tapped=self.panel_tapped)
             self.panels[name] = panel
-            panels.add_widget(SeatFrame(panel, angle=angles.get(name, 0)))
+            if table is not None:
+                table.seat(panel, angles.get(name, 0))
+            else:
+                panels.add_widget(panel)
         self.update(session.now())  # type: ignore[union-attr]
 
     def update(self, now: float) -> None:

@@ -119,8 +119,9 @@ def test_ui_history_chart_and_exports(tmp_path: Path, display: str) -> None:
     assert out == {"exported": ["play-1.bgstats.json", "plays.csv"]}
 
 
-def test_ui_table_mode_turns_panels(tmp_path: Path, display: str) -> None:
-    assert drive("table_mode", scratch(tmp_path), display) == [{"angles": [0, 270, 180, 90]}]
+@pytest.mark.parametrize("size", ["800x480", "720x1280"])
+def test_ui_table_mode_panels_stand_by_their_seats(tmp_path: Path, display: str, size: str) -> None:
+    assert drive("table_mode", scratch(tmp_path), display, size=size) == [{"angles": [0, 270, 180, 90]}]
 
 
 def test_ui_sigkill_and_resume(tmp_path: Path, display: str) -> None:

@@ -47,15 +47,18 @@ from companion.ui.lang import TR
 from companion.ui.photo import PhotoGame, PhotoTaker
 from companion.ui.results import ResultsPopup
 from companion.ui.screens import BaseScreen
+from companion.ui.seating import SeatTable
 from companion.ui.theme import PLAYER_RGB, THEME, rgb
-from companion.ui.widgets import HoldButton, SeatFrame, TouchButton
+from companion.ui.widgets import HoldButton, TouchButton
 
 COINS_PHOTO = PhotoGame(rules=drakon_photo.PIECES, value_name=lambda worth: worth,
                         describe=coins_summary, columns=3)
 """Drakon's photo: a player's coins at the reveal, each worth its front."""
 
-SIDEWAYS_CARD_U = 5.5
-"""Table mode: a card turned to a side seat needs this many touch units of height (its width)."""
+CARD_U = 2.35
+"""A card's height, in touch units."""
+SIDE_CARD_U = 3.3
+"""Table mode: the height of a card turned to a side seat (its name, count and buttons stacked)."""
 
 
 class DrakonScreen(BaseScreen):
@@ -65,6 +68,8 @@ class DrakonScreen(BaseScreen):
     goal = StringProperty("")
     summary = StringProperty("")
     revealed = BooleanProperty(False)
+    around = BooleanProperty(False)
+    """Table mode while the coins are secret: the cards stand round the screen by seat."""
 
     def __init__(self, **kwargs: Any) -> None:
         self.cards: dict[str, DrakonCard] = {}
@@ -74,6 +79,7 @@ class DrakonScreen(BaseScreen):
         self.reveal_button: HoldButton | None = None
         self.finish_button: TouchButton | None = None
         self._loading = False
+        self._table: SeatTable | None = None
         self.photo = PhotoTaker(notify=lambda message: self.notify(message))
         super().__init__(**kwargs)
         self._redraw = Clock.create_trigger(lambda _dt: self.refresh(), -1)
@@ -123,20 +129,35 @@ class DrakonScreen(BaseScreen):
         self.cards, self.reveal_rows = {}, {}
         colours = {p.name: p.colour for p in session.players} if session is not None else {}
         angles = session.panel_angles() if session is not None else {}
+        self.around = not state.revealed and any(angles.values())
+        table = self._table = None
+        if self.around:  # table mode: each card by its player's seat, facing them
+            table = self._table = SeatTable(side_px=THEME.u * SIDE_CARD_U, row_px=THEME.u * CARD_U,
+                                            gap=THEME.u * 0.1, size_hint_y=None)
+            self._fit_table()
+            rows.add_widget(table)
         for name in self._names():
             colour = rgb(PLAYER_RGB.get(colours.get(name, ""), "#888888"))
             if state.revealed:
                 rows.add_widget(self._reveal_row(name, colour, doc))
                 continue
             card = self._card(name, colour, doc, state)
-            angle = angles.get(name, 0)
-            if angle:  # table mode: the card faces its player's seat
-                tall = THEME.u * (SIDEWAYS_CARD_U if angle in (90, 270) else 2.35)
-                rows.add_widget(SeatFrame(card, angle=angle, size_hint_y=None, height=tall))
+            if table is not None:
+                card.stacked = angles.get(name, 0) in (90, 270)
+                table.seat(card, angles.get(name, 0))
             else:
                 rows.add_widget(card)
         self._build_actions(state)
         self._rescore(doc)
+
+    def on_kv_post(self, *_: Any) -> None:
+        self.ids.scroll.bind(height=self._fit_table)
+
+    def _fit_table(self, *_: Any) -> None:
+        """Make table mode's table fill the cards' view, and at least two cards high (a card
+        turned to a side seat is as wide as the table is high); a taller one scrolls."""
+        if self._table is not None:
+            self._table.height = max(self.ids.scroll.height, (2 * CARD_U + 0.1) * THEME.u)
 
     def _card(self, name: str, colour: list[float], doc: dict[str, Any], state: DrakonPlay) -> DrakonCard:
         card = DrakonCard(name=name, colour=colour)

@@ -27,6 +27,8 @@ class DrakonCard(BoxLayout):  # type: ignore[misc]
 
     name = StringProperty("")
     colour = ListProperty([1, 1, 1, 1])
+    stacked = BooleanProperty(False)
+    """The name, the count and the buttons in three rows (a card turned to a side seat)."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)

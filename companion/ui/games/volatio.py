@@ -45,6 +45,7 @@ from companion.ui.games.volatio_popups import (
 )
 from companion.ui.lang import TR
 from companion.ui.screens import BaseScreen
+from companion.ui.seating import SeatTable
 from companion.ui.theme import PLAYER_RGB, THEME, rgb
 from companion.ui.widgets import SeatFrame
 
@@ -86,6 +87,7 @@ class VolatioScreen(BaseScreen):
         self.results_popup: RankingPopup | None = None
         self._players: tuple[Player, ...] = ()
         self._angles: dict[str, int] = {}
+        self._table: SeatTable | None = None
         self._followed: str | None = None  # the next flyer the panels last scrolled to
         self._banner_for: tuple[str | None, v.Events] = (None, ())
         self._banner_at = 0  # the play log's length when the banner was shown
@@ -200,39 +202,53 @@ class VolatioScreen(BaseScreen):
             return
         session = self.svc.session if self.svc is not None else None
         self._angles = session.panel_angles() if session is not None else {}
+        self._table = None
+        if any(self._angles.get(p.name, 0) for p in players):  # table mode: each panel by its seat
+            self._table = SeatTable(side_px=PANEL_MIN_H_U * THEME.u, row_px=PANEL_MIN_H_U * THEME.u,
+                                    gap=THEME.u * 0.1, size_hint=(None, None))
+            grid.add_widget(self._table)
         for p in players:
             panel = DragonPanel(owner=self, player=p.name, colour=rgb(PLAYER_RGB.get(p.colour, "#888888")))
             self.panels[p.name] = panel
-            angle = self._angles.get(p.name, 0)
-            grid.add_widget(SeatFrame(panel, angle=angle) if angle else panel)  # table mode
+            if self._table is not None:
+                self._table.seat(panel, self._angles.get(p.name, 0))
+            else:
+                grid.add_widget(panel)
         self._layout()
 
     def _layout(self, *_: Any) -> None:
         """Two columns of three-row panels in landscape (2×2 fits 800x480), one column in portrait;
-        rows past the view scroll, with a ▲ / ▼ cue beside them."""
+        rows past the view scroll, with a ▲ / ▼ cue beside them. In table mode, the panels stand
+        round the view by seat, the side ones as tall as the view (the view scrolls where it is
+        lower than a panel is wide)."""
         scroll, grid = self.ids.scroll, self.ids.panels
         n = max(1, len(self.panels))
         u, gap = THEME.u, THEME.u * 0.1
-        around = any(self._angles.values())
         landscape = self.width >= self.height
         # The order of flight needs three lines for five or six names beside the buttons.
         self.bar_h = u * (2.1 if not landscape else 1.4 if n >= 5 else 1)
         min_w, min_h = PANEL_MIN_W_U * u, PANEL_MIN_H_U * u
-        view_w = self.width - 2 * u * 0.08 - self.cue_w
-        cols = max(1, min(n, int((view_w + gap) // (min_w + gap)), 2))
-        if around:  # table mode: two columns of cells big enough for a panel either way round
-            cols = min(n, 2)
-            min_w = min_h = max(min_w, min_h)
-        rows = math.ceil(n / cols)
-        fits = rows * min_h + gap * (rows - 1) <= scroll.height + 0.5
-        self.cue_w = 0 if fits and not around else u * CUE_W_U
-        view_w = self.width - 2 * u * 0.08 - self.cue_w - (gap if self.cue_w else 0)
-        col_w = max(min_w, (view_w - gap * (cols - 1)) / cols)
-        row_h = max(min_h, (scroll.height - gap * (rows - 1)) / rows)
-        if not around:
-            row_h = min(row_h, PANEL_MAX_H_U * u)
-        grid.cols, grid.spacing = cols, gap
-        grid.size = (cols * col_w + gap * (cols - 1), rows * row_h + gap * (rows - 1))
+        if self._table is not None:
+            # wide: a row up and a row down between the side panels, each turned (as high as a
+            # panel is wide); high: the side panels between the bottom and top rows
+            wide, high = ((min_w + 2 * (min_h + gap), max(2 * min_h + gap, min_w)) if landscape else
+                          (max(min_w, 2 * min_h + gap), min_w + 2 * (min_h + gap)))
+            self.cue_w = 0 if high <= scroll.height + 0.5 else u * CUE_W_U
+            view_w = self.width - 2 * u * 0.08 - self.cue_w - (gap if self.cue_w else 0)
+            self._table.size = (max(view_w, wide), max(scroll.height, high))
+            grid.cols, grid.spacing = 1, 0
+            grid.size = self._table.size
+        else:
+            view_w = self.width - 2 * u * 0.08 - self.cue_w
+            cols = max(1, min(n, int((view_w + gap) // (min_w + gap)), 2))
+            rows = math.ceil(n / cols)
+            fits = rows * min_h + gap * (rows - 1) <= scroll.height + 0.5
+            self.cue_w = 0 if fits else u * CUE_W_U
+            view_w = self.width - 2 * u * 0.08 - self.cue_w - (gap if self.cue_w else 0)
+            col_w = max(min_w, (view_w - gap * (cols - 1)) / cols)
+            row_h = min(max(min_h, (scroll.height - gap * (rows - 1)) / rows), PANEL_MAX_H_U * u)
+            grid.cols, grid.spacing = cols, gap
+            grid.size = (cols * col_w + gap * (cols - 1), rows * row_h + gap * (rows - 1))
         self._cue_trigger()
         self._followed = None  # a new layout: bring the next flyer into view again
         self._follow_trigger()

@@ -173,7 +173,13 @@ async def resume(app: Any) -> None:
 
 
 async def table_mode(app: Any) -> None:
-    """Seats around the table: each player's turn-clock panel faces its seat."""
+    """Seats around the table: each player's panel stands by the screen's edge nearest their seat
+    (the host's at the bottom, then left, top, right) and faces it, whole and readable, on the
+    turn clock, the Drakon cards and the Volatio panels."""
+    from kivy.core.window import Window
+
+    from tests.ui.layout import faults
+
     home = screen(app, "home")
     for name in ("Anna", "Bence", "Csilla", "Dávid"):
         home.ids.name_input.text = name
@@ -185,23 +191,59 @@ async def table_mode(app: Any) -> None:
     turns = screen(app, "turns")
     await tap(app, turns.ids.setup)
     await app.wait_clock_frames(3)
-    frames = list(reversed(turns.ids.panels.children))
-    angles = [round(f._scatter.rotation) % 360 for f in frames]
+    [table] = turns.ids.panels.children
+    angles = [round(f._scatter.rotation) % 360 for f in table.frames]
     assert angles == [0, 270, 180, 90], angles
-    sideways = frames[1]
+    sideways = table.frames[1]
     assert round(sideways.content.width) == round(sideways.height)  # turned: width and height swap
+    _by_seats(table.frames, _box(turns.ids.panels))
+    assert faults(Window, skip=app.strip) == [], faults(Window, skip=app.strip)
     await tap(app, turns.ids.next)
     assert turns.panels["Anna"].current
-    # The same seats turn the Drakon cards and the Volatio panels.
+    # The same seats place and turn the Drakon cards and the Volatio panels.
     for game_key, title in (("drakon", "Drakon"), ("volatio", "Volatio")):
         await tap(app, find(app, "TouchButton", "Home"))
         await tap(app, find(app, "TouchButton", title))
         await tap(app, home.ids.start)
         await app.wait_clock_frames(3)
         game = screen(app, f"game:{game_key}")
-        turned = sorted(round(w.angle) % 360 for w in game.walk() if type(w).__name__ == "SeatFrame")
-        assert turned == [90, 180, 270], (game_key, turned)  # the host's seat needs no turn
+        frames = [w for w in game.walk() if type(w).__name__ == "SeatFrame"]
+        assert sorted(round(f.angle) % 360 for f in frames) == [0, 90, 180, 270], game_key
+        table = frames[0].parent
+        # Drakon's cards fit the view whole; Volatio's bigger panels may scroll a little
+        _by_seats(frames, _box(game.ids.scroll if game_key == "drakon" else table))
+        assert faults(Window, skip=app.strip) == [], (game_key, faults(Window, skip=app.strip))
     result(angles=angles)
+
+
+def _box(widget: Any) -> tuple[float, float, float, float]:
+    """*widget*'s box in the window (x0, y0, x1, y1), through any turn of its parents."""
+    corners = [widget.to_window(x, y) for x in (widget.x, widget.right) for y in (widget.y, widget.top)]
+    xs, ys = [c[0] for c in corners], [c[1] for c in corners]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def _by_seats(frames: list[Any], area: tuple[float, float, float, float]) -> None:
+    """The panels in *frames* (one for each seat) lie whole inside *area*, none over another,
+    each by its seat's edge: the left one left of the host's and the right one right of it, both
+    higher, the far one highest; no text in them overflows its box or splits a word."""
+    from companion.ui.widgets import FitLabel
+
+    shown = [w for f in frames for w in f.content.walk()
+             if isinstance(w, FitLabel) and w.opacity > 0 and w.width > 1 and w.height > 1]
+    split = [w.text for w in shown if w.overflows]
+    assert split == [], split
+    boxes = {round(f.angle) % 360: _box(f.content) for f in frames}
+    for angle, box in boxes.items():
+        assert (box[0] >= area[0] - 1 and box[1] >= area[1] - 1 and box[2] <= area[2] + 1
+                and box[3] <= area[3] + 1), (angle, box, area)
+    mid = {angle: ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for angle, b in boxes.items()}
+    host, left, far, right = mid[0], mid[270], mid[180], mid[90]
+    assert left[0] < host[0] < right[0] and host[1] < min(left[1], right[1]) < far[1], boxes
+    for a, b in ((a, b) for a in boxes for b in boxes if a < b):
+        x0, y0 = max(boxes[a][0], boxes[b][0]), max(boxes[a][1], boxes[b][1])
+        x1, y1 = min(boxes[a][2], boxes[b][2]), min(boxes[a][3], boxes[b][3])
+        assert x1 - x0 < 1 or y1 - y0 < 1, (a, b, boxes)  # no panel over another
 
 
 JOURNEYS = {f.__name__: f for f in (table_mode, new_game_after_timers, negotiation, turn_clock, settings_pin, language, undo_redo,
