@@ -23,6 +23,7 @@ from kivy.uix.boxlayout import BoxLayout
 
 from companion.errors import CompanionError
 from companion.games import find_game
+from companion.history import SAND_TIMER, game_name
 from companion.session import PLAYER_COLOURS, Player
 from companion.ui.keyboard import ALPHABETS, NameKeyboard
 from companion.ui.lang import TR
@@ -62,6 +63,8 @@ class HomeScreen(BaseScreen):
     seats = StringProperty("side")  # table mode: "around" turns each player's panel to their seat
     count_ok = BooleanProperty(True)
     """True while the players at the table are as many as the chosen game is for."""
+    ending = StringProperty("")
+    """The unfinished game a second tap on Start ends (its shown name), or ""."""
     range_note = StringProperty("")
     """How many players the chosen game is for, shown on Start ("3–6 players")."""
     choices = NumericProperty(5)
@@ -96,6 +99,7 @@ class HomeScreen(BaseScreen):
         self.refresh()
 
     def refresh(self) -> None:
+        self.ending = ""
         self.can_resume = self.svc is not None and self.svc.session is None and \
             self.svc.store.open_session() is not None
         self._recent = self.svc.store.recent_players(8) if self.svc is not None else []
@@ -326,6 +330,12 @@ class HomeScreen(BaseScreen):
         if why is not None:
             self.notify(why)
             return
+        unfinished = self._unfinished()
+        if unfinished is not None and not self.ending:  # a game in play is ended on a second tap only
+            self.ending = TR._(game_name(unfinished))
+            self.notify(TR._("{game} is not finished: “Start over” ends it").format(game=self.ending))
+            return
+        self.ending = ""
         try:
             session = self.svc.start_session(self.game, list(self.players))
             if self.seats != "side":
@@ -334,6 +344,21 @@ class HomeScreen(BaseScreen):
             self.notify(str(exc))
             return
         self.session_started(self.game)
+
+    def _unfinished(self) -> str | None:
+        """The game that starting another would leave unfinished: the session's, once a move is
+        made and while it has no result; with none going, the one Home offers to resume."""
+        if self.svc is None:
+            return None
+        session = self.svc.session
+        if session is not None:
+            played = bool(session.play_log or session.score_sheet) and session.result is None
+            return session.game if played and session.game != SAND_TIMER else None
+        row = self.svc.store.open_session()
+        return row.game if row is not None and row.game != SAND_TIMER else None
+
+    def on_game(self, *_: Any) -> None:
+        self.ending = ""
 
     def resume(self) -> None:
         self.attempt(self.svc.resume_session)

@@ -59,3 +59,10 @@ def test_ui_home_offers_a_registered_fifth_game(tmp_path: Path, display: str) ->
     assert out == {"page": "game:toy-race",
                    "filters": ["All games", "Dragon's Gold", "Volatio", "Gold!", "Drakon", "Toy Race"]}
     assert list(tmp_path.glob("home-toy*.png")), "no screenshot of Home with the fifth game"  # Kivy numbers it
+
+
+def test_ui_home_start_asks_before_ending_a_game_in_play(tmp_path: Path, display: str) -> None:
+    [out] = drive("home_start_over", scratch(tmp_path), display)
+    assert out["asked"] == {"game": "drakon", "same": True, "page": "home", "button": "Start over", "red": True,
+                            "note": "Drakon is not finished: “Start over” ends it"}, out["asked"]
+    assert (out["started"], out["then"]) == ("dragons-gold", "gold")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from tests.ui.kit import find, result, screen, tap, until
+from tests.ui.kit import find, result, screen, start_game, tap, until
 from tests.ui.layout import faults
 
 
@@ -258,6 +258,36 @@ async def home_fifth_game(app: Any) -> None:
     result(page=app.manager.current, filters=[w.text for w in reversed(history.ids.filters.children)])
 
 
+async def home_start_over(app: Any) -> None:
+    """Start with a game in play (a move made, no result yet): the first tap turns Start into a
+    red "Start over" and says which game it would end, the game going on meanwhile; the second
+    starts the new game. A game with no move yet is left without asking."""
+    from companion.ui.theme import THEME
+
+    home = await start_game(app, "Drakon", ("Anna", "Bence", "Csilla"))
+    drakon = screen(app, "game:drakon")
+    plus = next(w for w in drakon.cards["Anna"].ids.stepper.walk() if getattr(w, "text", "") == "+")
+    await tap(app, plus)  # a move: Anna has a coin
+    first_id = app.svc.session.id
+    await tap(app, find(app, "TouchButton", "Home"))
+    await tap(app, find(app, "TouchButton", "Dragon's Gold"))
+    assert home.ids.start.text == "Start"
+    await tap(app, home.ids.start)
+    asked = {"game": app.svc.session.game, "same": app.svc.session.id == first_id, "page": app.manager.current,
+             "button": home.ids.start.text, "red": list(home.ids.start.fill) == list(THEME.red),
+             "note": app.strip.note}
+    assert home_faults(app) == [], home_faults(app)
+    await tap(app, home.ids.start)
+    await until(app, lambda: app.manager.current == "game:dragons-gold", what="Dragon's Gold's page")
+    started = app.svc.session.game
+    await tap(app, find(app, "TouchButton", "Home"))  # Dragon's Gold with no move yet
+    assert home.ids.start.text == "Start"
+    await tap(app, find(app, "TouchButton", "Gold!"))
+    await tap(app, home.ids.start)
+    await until(app, lambda: app.manager.current == "game:gold", what="Gold!'s page")
+    result(asked=asked, started=started, then=app.svc.session.game)
+
+
 JOURNEYS = {f.__name__: f for f in (home_keyboard, home_language_saved, home_language_restored,
                                      home_language_unsaved, home_player_counts, home_stable_chips,
-                                     home_fifth_game)}
+                                     home_fifth_game, home_start_over)}
