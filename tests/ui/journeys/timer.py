@@ -172,8 +172,14 @@ async def big_view_journey(app: Any) -> None:
     await app.wait_clock_frames(2)
     assert digits.text == "0:00" and digits.color[:3] == THEME.red[:3]
     await until(app, lambda: view.flash[3] == 1, what="the flash")  # the app's expiry flash shows here too
+    # over the whole face, with the words for it, not in the margins alone
+    await until(app, lambda: list(view.ids.face._fill_colour.rgba) == list(view.flash), what="the face's flash")
+    assert view.ids.hint.text == "Time ran out"
     await press(app, view.ids.face)  # the first tap stops the alarm
     assert board["negotiation"].phase.value == "expired"
+    await app.wait_clock_frames(2)
+    assert list(view.ids.face._fill_colour.rgba) == list(THEME.background), view.ids.face._fill_colour.rgba
+    assert view.ids.hint.text == "Tap: pause or resume · Hold: reset"
     await press(app, view.ids.face)  # the next one starts it again
     assert board["negotiation"].is_running
     await tap(app, view.ids.close)
