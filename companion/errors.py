@@ -100,6 +100,11 @@ class ConfigError(CompanionError, ValueError):
         self.path, self.key, self.line, self.why = path, key, line, why
 
 
+class NotRegistered(CompanionError):
+    """The camera has no piece library yet: a photo cannot name a piece until the host registers
+    them (``companion vision register``)."""
+
+
 class TimerStateError(CompanionError, RuntimeError):
     """A command that makes no sense in the timer's current state."""
 

@@ -19,6 +19,11 @@ class CalibrationError(VisionError, RuntimeError):
     """Too little in a frame to calibrate from (markers missing, a board not seen)."""
 
 
+class NoLibrary(CalibrationError):
+    """The camera's folder holds no piece library yet: no piece can be named before one is
+    registered."""
+
+
 class TrackRefused(CalibrationError):
     """A learned track that does not check out: the message says why and where; ``at_mm`` is
     the place on the table (mm), or None when it is everywhere."""

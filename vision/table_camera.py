@@ -26,7 +26,7 @@ import numpy as np
 
 from vision import markers
 from vision.calibration import Lens, TableCalibration, calibrate
-from vision.errors import CalibrationError
+from vision.errors import CalibrationError, NoLibrary
 from vision.flight import check_flight
 from vision.image_files import ImageFileError, decode_image
 from vision.layout import Layout, load_layout
@@ -148,7 +148,7 @@ class TableCamera:
         try:
             stamp = (library_dir / LIBRARY_FILE).stat().st_mtime_ns
         except OSError:
-            raise CalibrationError(f"no piece library yet: register the pieces with `companion vision "
+            raise NoLibrary(f"no piece library yet: register the pieces with `companion vision "
                                    f"register --library {library_dir}`") from None
         if self._library is None or self._library[0] != stamp:
             self._library = (stamp, Library.load(library_dir))

@@ -44,7 +44,8 @@ def configure_kivy(width: int, height: int, fullscreen: bool) -> None:
 class CameraCalls:
     """The overhead camera's questions for the screens: the Volatio edge check and the piece
     reading. Both run on worker threads and share one camera, which serves one of them at a
-    time; the camera's :class:`VisionError` arrives as a one-line :class:`CompanionError`."""
+    time; the camera's :class:`VisionError` arrives as a one-line :class:`CompanionError` (a
+    missing piece library as :class:`NotRegistered`)."""
 
     def __init__(self, camera: Any) -> None:
         self._camera = camera
@@ -57,12 +58,14 @@ class CameraCalls:
         return self._ask(self._camera.read_pieces)
 
     def _ask(self, question: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-        from companion.errors import CompanionError
-        from vision.errors import VisionError
+        from companion.errors import CompanionError, NotRegistered
+        from vision.errors import NoLibrary, VisionError
 
         with self._lock:
             try:
                 return question()
+            except NoLibrary as exc:
+                raise NotRegistered(str(exc).splitlines()[0]) from None
             except VisionError as exc:
                 raise CompanionError(str(exc).splitlines()[0]) from None
 

@@ -34,7 +34,7 @@ from kivy.properties import BooleanProperty, ListProperty, NumericProperty, Stri
 from kivy.uix.popup import Popup
 from kivy.uix.widget import Widget
 
-from companion.errors import CompanionError, InvalidInput
+from companion.errors import CompanionError, InvalidInput, NotRegistered
 from companion.games.table_photo import Call, PhotoPiece, PhotoTally, PieceCall, PieceRules, piece_at
 from companion.ui.lang import TR
 from companion.ui.theme import FONT_NAME, THEME
@@ -371,6 +371,8 @@ class PhotoTaker(EventDispatcher):  # type: ignore[misc]
             error: str | None = None  # None with no reading: our bug, logged here
             try:
                 reading = read()
+            except NotRegistered:  # the players' language, and what to do
+                error = TR._("No pieces are registered for the camera yet: the host registers them first")
             except CompanionError as exc:  # the camera's own errors arrive as one line each
                 error = str(exc)
             except Exception:

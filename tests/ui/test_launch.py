@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from companion.config import Config, load_config
-from companion.errors import CompanionError
+from companion.errors import CompanionError, NotRegistered
 from companion.ui.launch import CameraCalls, make_piece_reader
 from tests.slowdown import scaled
 from vision.errors import CalibrationError
@@ -78,6 +78,6 @@ def test_the_piece_reader_says_in_one_line_that_the_library_is_missing(tmp_path:
     cv2.imwrite(str(photo), np.zeros((48, 64, 3), np.uint8))
     reader = make_piece_reader(config_with(tmp_path, str(photo)), [])
     assert reader is not None
-    with pytest.raises(CompanionError, match=r"^no piece library yet: register the pieces with") as caught:
+    with pytest.raises(NotRegistered, match=r"^no piece library yet: register the pieces with") as caught:
         reader()
     assert "\n" not in str(caught.value) and str(tmp_path / "vision" / "library") in str(caught.value)

@@ -54,4 +54,4 @@ def test_ui_photo_without_a_piece_library_says_so_in_one_line(tmp_path: Path, di
     cv2.imwrite(str(photo), render(PHOTOS["cards"]))
     env = scratch(tmp_path, f'[camera]\nsource = "{photo}"\n[accessory]\nport = "none"\n')
     [out] = drive("photo_without_a_library", env, display)
-    assert out["note"].startswith("no piece library yet: register the pieces with `companion vision register")
+    assert out["note"] == "No pieces are registered for the camera yet: the host registers them first"

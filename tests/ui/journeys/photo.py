@@ -288,15 +288,15 @@ async def gold_photo(app: Any) -> None:
 
 
 async def photo_without_a_library(app: Any) -> None:
-    """No piece library yet: the Photo button says so in one line on the status strip, opens
-    nothing, changes nothing, and is there to tap again."""
+    """No piece library yet: the Photo button says so in one line on the status strip, in the
+    players' words, opens nothing, changes nothing, and is there to tap again."""
     await start_game(app, "Gold!", ("Anna", "Bence"))
     sheet = screen(app, "game:gold")
     await tap(app, sheet.card_buttons["pink:7"], duration=0.02)
     session = app.svc.session
     before, logged = session.score_document(), len(list(session.store.events(session.id)))
     await tap(app, sheet.ids.photo)
-    await until(app, lambda: not sheet.reading and "library" in app.strip.note, timeout=60)
+    await until(app, lambda: not sheet.reading and "registered" in app.strip.note, timeout=60)
     assert sheet.photo.popup is None and not sheet.ids.photo.disabled
     assert "\n" not in app.strip.note
     assert session.score_document() == before and len(list(session.store.events(session.id))) == logged
