@@ -10,11 +10,13 @@ from typing import Any
 
 from kivy.graphics import Color, Rectangle
 from kivy.properties import DictProperty, ListProperty
+from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.popup import Popup
 from kivy.uix.widget import Widget
 
 from companion.ui.lang import TR
 from companion.ui.theme import PLAYER_RGB, rgb
+from companion.ui.widgets import FitLabel
 
 
 class BarChart(Widget):  # type: ignore[misc]
@@ -43,12 +45,30 @@ class BarChart(Widget):  # type: ignore[misc]
 
 
 class ResultsPopup(Popup):  # type: ignore[misc]
+    """Who won, and each player's score as a bar with their name and score under it."""
+
     scores = DictProperty({})
     winners = ListProperty([])
     colours = DictProperty({})
 
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.fbind("scores", self._label_bars)
+        self._label_bars()
+
     def winners_text(self, winners: list[str]) -> str:
-        return TR._("Winner") + ": " + ", ".join(winners)
+        return (TR._("Winners") if len(winners) > 1 else TR._("Winner")) + ": " + ", ".join(winners)
+
+    def _label_bars(self, *_: Any) -> None:
+        """A name and a score under each bar (the chart's slots are as wide as the labels' row)."""
+        row = self.ids.labels
+        row.clear_widgets()
+        for name, score in self.scores.items():
+            column = BoxLayout(orientation="vertical")
+            # a name too long for its bar even at the smallest font ends in …
+            column.add_widget(FitLabel(text=name, shorten=True, shorten_from="right"))
+            column.add_widget(FitLabel(text=str(score)))
+            row.add_widget(column)
 
 
 class LineChart(Widget):  # type: ignore[misc]

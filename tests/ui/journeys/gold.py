@@ -214,6 +214,17 @@ async def gold_two_players(app: Any) -> None:
     assert "they all win" in sheet.verdict, sheet.verdict
     await tap(app, sheet.ids.finish)
     assert app.svc.session.result == expected
+    popup = next(w for w in app.root_window.children if type(w).__name__ == "ResultsPopup")
+    await app.wait_clock_frames(3)
+    assert popup.winners_text(popup.winners) == "Winners: " + ", ".join(expected["winners"])
+    # each player's name and score under their own bar
+    chart = next(w for w in popup.walk() if type(w).__name__ == "BarChart")
+    labels = list(reversed(popup.ids.labels.children))
+    slot = chart.width / len(labels)
+    for i, (label, (name, score)) in enumerate(zip(labels, popup.scores.items(), strict=True)):
+        assert [w.text for w in reversed(label.children)] == [name, str(score)], label.children
+        assert chart.x + i * slot <= label.center_x <= chart.x + (i + 1) * slot, (name, label.center_x, chart.x)
+    assert layout_faults(app) == [], layout_faults(app)
     result(**expected)
 
 
