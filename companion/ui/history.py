@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import segno
+from kivy.clock import Clock
 from kivy.graphics import Color, Rectangle
 from kivy.graphics.texture import Texture
 from kivy.lang import Builder
@@ -26,7 +27,7 @@ from companion.history import finished_plays
 from companion.ui.lang import TR
 from companion.ui.screens import BaseScreen
 from companion.ui.theme import PLAYER_RGB, THEME, rgb
-from companion.ui.widgets import FitLabel, TouchButton
+from companion.ui.widgets import MIN_FONT_PX, FitLabel, TouchButton
 
 MAX_LINES = 8  # the players charted: the most frequent ones
 QUIET_MODULES = 4
@@ -35,9 +36,23 @@ PATH_LINE_CHARS = 30
 """A path is broken after a ``/`` into lines of at most about this many characters."""
 
 
+ROWS_MOST = 6
+"""The most recent plays listed under the chart (fewer where fewer fit)."""
+ROW_PX = MIN_FONT_PX * 1.4
+"""A play's row: one line of the smallest text (px)."""
+
+
 class HistoryScreen(BaseScreen):
     game = StringProperty("")  # "" for every game
     series = ListProperty([])
+
+    def __init__(self, **kwargs: Any) -> None:
+        self._plays: list[tuple[int, FinishedPlay]] = []
+        super().__init__(**kwargs)
+        self._rows_trigger = Clock.create_trigger(lambda _dt: self._fill_rows(), -1)
+
+    def on_kv_post(self, *_: Any) -> None:
+        self.ids.rows.fbind("height", lambda *_: self._rows_trigger())
 
     def on_pre_enter(self, *_: Any) -> None:
         self.refresh()
@@ -58,24 +73,32 @@ class HistoryScreen(BaseScreen):
             b = TouchButton(text=title, selected=key == self.game, size_hint_x=max(6, len(title)) + 2)
             b.bind(on_release=lambda _b, k=key: self.choose(k))
             filters.add_widget(b)
-        plays = self.plays()
-        rows = self.ids.rows
-        rows.clear_widgets()
-        for _sid, play in reversed(plays[-6:]):
-            when = datetime.fromtimestamp(play.ended_wall, tz=UTC).strftime("%Y-%m-%d")
-            winners = ", ".join(p.name for p in play.players if p.is_winner)
-            scores = "  ".join(f"{p.name} {p.score}" for p in play.players if p.score is not None)
-            rows.add_widget(FitLabel(text=f"{when}  {TR._(play.game_name)}  ★ {winners}   {scores}",
-                                     halign="left"))
-        if not plays:
-            rows.add_widget(FitLabel(text=TR._("No finished game yet"), color=[0.7, 0.7, 0.7, 1]))
+        plays = self._plays = self.plays()
+        self._fill_rows()
         self.series = chart_series(plays)
         legend = self.ids.legend
         legend.clear_widgets()
         for name, colour, _pts in self.series:  # which line is whose, in the line's colour
-            label = FitLabel(text=f"■ {name}", base_font_size=THEME.u * 0.4)
+            label = FitLabel(text=f"■ {name}", base_font_size=THEME.u * 0.4, shorten=True,
+                             shorten_from="right")
             label.color = rgb(PLAYER_RGB.get(colour, "#ffd21f"))  # after the kv rule's white
             legend.add_widget(label)
+
+    def _fill_rows(self) -> None:
+        """The latest plays, newest first, one line each (a long one ends in …): as many as fit
+        at the smallest text, :data:`ROWS_MOST` at most."""
+        rows = self.ids.rows
+        rows.clear_widgets()
+        if not self._plays:
+            rows.add_widget(FitLabel(text=TR._("No finished game yet"), color=[0.7, 0.7, 0.7, 1]))
+            return
+        count = max(1, min(ROWS_MOST, int(rows.height // ROW_PX)))
+        for _sid, play in reversed(self._plays[-count:]):
+            when = datetime.fromtimestamp(play.ended_wall, tz=UTC).strftime("%Y-%m-%d")
+            winners = ", ".join(p.name for p in play.players if p.is_winner)
+            scores = "  ".join(f"{p.name} {p.score}" for p in play.players if p.score is not None)
+            rows.add_widget(FitLabel(text=f"{when}  {TR._(play.game_name)}  ★ {winners}   {scores}",
+                                     halign="left", shorten=True, shorten_from="right"))
 
     def export(self, kind: str) -> None:
         plays = self.plays()

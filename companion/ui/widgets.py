@@ -103,8 +103,11 @@ class FitLabel(Label):  # type: ignore[misc]
     @property
     def overflows(self) -> bool:
         """True when the text does not fit even at the smallest font, or a word had to be split
-        across lines (what the screenshot test looks for)."""
+        across lines (what the screenshot test looks for); a text shortened with … fits on its
+        one line."""
         tw, th = self.texture_size
+        if self.shorten:
+            return bool(th > self.height + 1)
         room = self.width - 2 * self.padding[0] + 1
         return bool(tw > self.width + 1 or th > self.height + 1 or self.widest_word(self.font_size) > room)
 

@@ -139,15 +139,17 @@ def _text_box(label: Any) -> Box:
 
 
 def _needed_height(label: Any) -> float:
-    """How tall the label's text is when wrapped to its width: Kivy drops the lines that do not
-    fit its height without a sign, so a text cut short is found by laying it out again."""
+    """How tall the label's text is when wrapped to its width (one line where it is shortened
+    with …): Kivy drops the lines that do not fit its height without a sign, so a text cut short
+    is found by laying it out again."""
     from kivy.core.text import Label as CoreLabel
 
     if label.width < 2 or label.text_size[0] is None:
         return 0.0
     core = CoreLabel(text=label.text, font_size=label.font_size, font_name=label.font_name, bold=label.bold,
                      text_size=(label.text_size[0], None), padding=label.padding, halign=label.halign,
-                     markup=label.markup, line_height=label.line_height)
+                     markup=label.markup, line_height=label.line_height, shorten=label.shorten,
+                     shorten_from=label.shorten_from)
     core.refresh()
     return float(core.texture.size[1]) if core.texture is not None else 0.0
 
@@ -165,7 +167,8 @@ def _drawn_lines(label: Any) -> tuple[int, int]:
     def laid_out(height: float | None) -> int:
         core = CoreLabel(text=label.text, font_size=label.font_size, font_name=label.font_name, bold=label.bold,
                          text_size=(label.text_size[0], height), padding=label.padding, halign=label.halign,
-                         valign=label.valign, markup=label.markup, line_height=label.line_height)
+                         valign=label.valign, markup=label.markup, line_height=label.line_height,
+                         shorten=label.shorten, shorten_from=label.shorten_from)
         core.render()
         return len(core._cached_lines)
 

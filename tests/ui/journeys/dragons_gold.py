@@ -170,6 +170,26 @@ async def history_after_scoring(app: Any) -> None:
     assert app.manager.current == "history"
     assert {name for name, _c, _pts in history.series} == set(EXAMPLE_1)
     assert dict((name, pts) for name, _c, pts in history.series)["B"] == [(0, 34.0)]
+    # Many plays, with a name too long for a line: as many rows as fit, each one whole line
+    from dataclasses import replace
+
+    from kivy.core.window import Window
+
+    from tests.ui.layout import faults
+
+    [(sid, play)] = history._plays
+    long = replace(play, players=tuple(replace(p, name="Wwwwwwwwwwwwwwww") if p.name == "D" else p
+                                       for p in play.players))
+    history._plays = [(sid, play)] + [(sid, long)] * 7
+    history._fill_rows()
+    await app.wait_clock_frames(3)
+    rows = history.ids.rows
+    shown = list(reversed(rows.children))
+    assert 3 <= len(shown) <= 6 and all(r.texture_size[1] <= r.height + 0.5 for r in shown), \
+        [(r.texture_size, r.size) for r in shown]
+    assert all(r.shorten for r in shown[1:])  # the long rows end in … on their one line
+    assert faults(Window, skip=app.strip) == [], faults(Window, skip=app.strip)
+    history.refresh()
     await tap(app, history.ids.export_csv)
     await tap(app, history.popup.ids.close)  # the popup says where the file went
     await tap(app, history.ids.export_bgstats)
