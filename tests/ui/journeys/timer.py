@@ -204,7 +204,14 @@ async def two_timers_hu(app: Any) -> None:
     await tap(app, timer.ids.preset_custom)
     custom = popup("CustomTimerPopup")
     assert own_faults(app) == [], own_faults(app)
-    await tap(app, next(w for w in custom.ids.quick.children if w.text == "5:00"))  # one tap starts it
+    # no length, no start: Start stays off at 0:00, and on once there is a second
+    await tap(app, next(w for w in custom.ids.minutes.walk() if getattr(w, "text", "") == "−"))
+    assert (custom.ids.minutes.value, custom.ids.seconds.value) == (0, 0) and custom.ids.ok.disabled
+    await tap(app, custom.ids.ok)
+    assert custom.parent is not None and "timer 1" not in app.svc.session.board
+    await tap(app, next(w for w in custom.ids.seconds.walk() if getattr(w, "text", "") == "+"))
+    assert not custom.ids.ok.disabled
+    await tap(app, next(w for w in custom.ids.quick.children if w.text == "▶ 5:00"))  # one tap starts it
     await app.wait_clock_frames(3)
     assert custom.parent is None
     assert app.svc.session.board["timer 1"].total_s == 300
