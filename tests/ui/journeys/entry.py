@@ -35,9 +35,9 @@ async def numpad(app: Any) -> None:
     pad = minutes.pad
     assert pad is not None and pad.parent is not None, "the pad did not open"
     assert faults(Window) == [], faults(Window)
-    await type_on_pad(app, pad, "999")
+    await type_on_pad(app, pad, "9999")  # past 24 h
     await tap(app, pad.ids.ok)
-    assert pad.parent is not None and "120" in pad.ids.message.text, pad.ids.message.text
+    assert pad.parent is not None and "1440" in pad.ids.message.text, pad.ids.message.text
     await type_on_pad(app, pad, "25")
     await tap(app, pad.ids.ok)
     await app.wait_clock_frames(2)
