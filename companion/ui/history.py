@@ -85,20 +85,22 @@ class HistoryScreen(BaseScreen):
             legend.add_widget(label)
 
     def _fill_rows(self) -> None:
-        """The latest plays, newest first, one line each (a long one ends in …): as many as fit
-        at the smallest text, :data:`ROWS_MOST` at most."""
+        """The latest plays, newest first: as many as fit at the smallest text, :data:`ROWS_MOST`
+        at most; a long one wraps where its row has room for two lines, else ends in …."""
         rows = self.ids.rows
         rows.clear_widgets()
         if not self._plays:
             rows.add_widget(FitLabel(text=TR._("No finished game yet"), color=[0.7, 0.7, 0.7, 1]))
             return
         count = max(1, min(ROWS_MOST, int(rows.height // ROW_PX)))
-        for _sid, play in reversed(self._plays[-count:]):
+        shown = self._plays[-count:]
+        one_line = rows.height / len(shown) < 2 * ROW_PX
+        for _sid, play in reversed(shown):
             when = datetime.fromtimestamp(play.ended_wall, tz=UTC).strftime("%Y-%m-%d")
             winners = ", ".join(p.name for p in play.players if p.is_winner)
             scores = "  ".join(f"{p.name} {p.score}" for p in play.players if p.score is not None)
             rows.add_widget(FitLabel(text=f"{when}  {TR._(play.game_name)}  ★ {winners}   {scores}",
-                                     halign="left", shorten=True, shorten_from="right"))
+                                     halign="left", shorten=one_line, shorten_from="right"))
 
     def export(self, kind: str) -> None:
         plays = self.plays()
