@@ -28,7 +28,9 @@ MIN_FONT_PX = 18
 
 
 class FitLabel(Label):  # type: ignore[misc]
-    """A label whose font shrinks (from ``base_font_size``) until the text fits inside it."""
+    """A label whose font shrinks (from ``base_font_size``) until the text fits inside it; a
+    single word too wide for it even at the smallest font (a long name) ends in … rather than
+    break across lines."""
 
     base_font_size = NumericProperty(20)
 
@@ -38,6 +40,7 @@ class FitLabel(Label):  # type: ignore[misc]
         kwargs.setdefault("font_name", FONT_NAME)
         kwargs.setdefault("halign", "center")
         kwargs.setdefault("valign", "middle")
+        self._shorten_asked = bool(kwargs.get("shorten", False))
         super().__init__(**kwargs)
         self._refit_trigger = Clock.create_trigger(lambda _dt: self.refit(), -1)
         self.fbind("size", self._refit_trigger)
@@ -74,6 +77,7 @@ class FitLabel(Label):  # type: ignore[misc]
         # can be measured with a font opened at another one, and fit here but spill later.
         room = max(1.0, self.width - 2 * self.padding[0])
         size = float(int(self.base_font_size))
+        self.shorten = self._shorten_asked
         self.text_size = (self.width, None)
         while True:
             self.font_size = size
@@ -83,6 +87,10 @@ class FitLabel(Label):  # type: ignore[misc]
             if fits or size <= MIN_FONT_PX:
                 break
             size = float(max(MIN_FONT_PX, min(size - 1, int(size * 0.9))))
+        if not fits and len(self.text.split()) == 1:
+            self.shorten, self.shorten_from = True, "right"  # one line, ending in …
+            self.text_size = (self.width, self.height)
+            return
         if "\n" in self.text and self.valign in ("middle", "center") and th <= self.height + 0.5:
             # Kivy lays a middle-aligned text out from its middle newline, half the box each way,
             # and drops the lines of a half taller than half the box even when the whole fits
