@@ -66,3 +66,10 @@ def test_ui_home_start_asks_before_ending_a_game_in_play(tmp_path: Path, display
     assert out["asked"] == {"game": "drakon", "same": True, "page": "home", "button": "Start over", "red": True,
                             "note": "Drakon is not finished: “Start over” ends it"}, out["asked"]
     assert (out["started"], out["then"]) == ("dragons-gold", "gold")
+
+
+def test_ui_a_name_too_long_for_its_chip_ends_in_an_ellipsis(tmp_path: Path, display: str) -> None:
+    [out] = drive("home_long_name", scratch(tmp_path), display)
+    assert out["home"] and all(seen == [True, True, True] for seen in map(list, out["home"])), out["home"]
+    assert out["scoring"] and all(seen == [True, True, True] for seen in map(list, out["scoring"])), out
+    assert out["faults"] == []

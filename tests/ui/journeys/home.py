@@ -288,6 +288,29 @@ async def home_start_over(app: Any) -> None:
     result(asked=asked, started=started, then=app.svc.session.game)
 
 
+async def home_long_name(app: Any) -> None:
+    """A name as long as the keyboard takes (16 letters), too wide for its chip even at the
+    smallest text: one line ending in …, on Home and on Dragon's Gold's scoring page, and no
+    layout fault."""
+    long = "W" + "w" * 15
+    await type_names(app, [long, "Anna", "Bence"])
+
+    def shown(view: Any) -> list[tuple[bool, bool, bool]]:
+        """For each label showing the long name: shortened, on one line, not overflowing."""
+        return [(w.shorten, w.texture_size[1] <= w.height + 0.5, not w.overflows)
+                for w in view.walk() if getattr(w, "text", None) == long and hasattr(w, "shorten")]
+
+    home = screen(app, "home")
+    on_home = shown(home)
+    assert home_faults(app) == [], home_faults(app)
+    await tap(app, find(app, "TouchButton", "Dragon's Gold"))
+    await tap(app, home.ids.start)
+    game = screen(app, "game:dragons-gold")
+    await tap(app, game.ids.page_score)
+    await app.wait_clock_frames(3)
+    result(home=on_home, scoring=shown(game), faults=home_faults(app))
+
+
 JOURNEYS = {f.__name__: f for f in (home_keyboard, home_language_saved, home_language_restored,
                                      home_language_unsaved, home_player_counts, home_stable_chips,
-                                     home_fifth_game, home_start_over)}
+                                     home_fifth_game, home_start_over, home_long_name)}
