@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from kivy.clock import Clock
-from kivy.properties import NumericProperty
+from kivy.properties import BooleanProperty, NumericProperty
 from kivy.uix.widget import Widget
 
 from companion.ui.widgets import SeatFrame
@@ -30,12 +30,15 @@ class SeatTable(Widget):  # type: ignore[misc]
     """On a high table: the height of the bottom and top rows (px)."""
     gap = NumericProperty(8)
     """The space between two panels (px)."""
+    wide = BooleanProperty(None, allownone=True)
+    """Lay the panels out as on a wide screen (True) or a high one (False); None: by the table's
+    own shape (a table that scrolls may be wider than its screen is)."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.frames: list[SeatFrame] = []
         trigger = Clock.create_trigger(self._arrange, -1)
-        for prop in ("pos", "size", "side_px", "row_px", "gap"):
+        for prop in ("pos", "size", "side_px", "row_px", "gap", "wide"):
             self.fbind(prop, trigger)
 
     def seat(self, content: Widget, angle: int) -> SeatFrame:
@@ -46,12 +49,30 @@ class SeatTable(Widget):  # type: ignore[misc]
         self._arrange()
         return frame
 
-    def _arrange(self, *_: Any) -> None:
+    def least(self, panel_w: float, panel_h: float, wide: bool) -> tuple[float, float]:
+        """The least size (px) at which each seated panel gets *panel_w* by *panel_h* (turned,
+        at a side seat), laid out *wide* (sides as columns) or not (bottom and top as rows)."""
+        edges, gap = self._edges(), self.gap
+        across = max(len(edges["bottom"]), len(edges["top"]), 1)
+        down = max(len(edges["left"]), len(edges["right"]), 1)
+        rows = bool(edges["bottom"]) + bool(edges["top"])
+        sides = bool(edges["left"]) + bool(edges["right"])
+        row_w = across * panel_w + (across - 1) * gap  # panels side by side along an edge
+        side_h = down * panel_w + (down - 1) * gap  # turned panels one above the other
+        if wide:
+            return row_w + sides * (panel_h + gap), max(rows * panel_h + (rows - 1) * gap, side_h)
+        return max(row_w, sides * panel_h + (sides - 1) * gap), rows * (panel_h + gap) + side_h
+
+    def _edges(self) -> dict[str, list[SeatFrame]]:
         edges: dict[str, list[SeatFrame]] = {"bottom": [], "top": [], "left": [], "right": []}
         for frame in self.frames:
             edges[_EDGES[round(frame.angle) % 360]].append(frame)
+        return edges
+
+    def _arrange(self, *_: Any) -> None:
+        edges = self._edges()
         gap = self.gap
-        if self.width >= self.height:
+        if self.width >= self.height if self.wide is None else self.wide:
             side = min(self.side_px, (self.width - 2 * gap) / 3)
             x0 = self.x + (side + gap if edges["left"] else 0)
             x1 = self.right - (side + gap if edges["right"] else 0)

@@ -229,10 +229,8 @@ class VolatioScreen(BaseScreen):
         self.bar_h = u * (2.1 if not landscape else 1.4 if n >= 5 else 1)
         min_w, min_h = PANEL_MIN_W_U * u, PANEL_MIN_H_U * u
         if self._table is not None:
-            # wide: a row up and a row down between the side panels, each turned (as high as a
-            # panel is wide); high: the side panels between the bottom and top rows
-            wide, high = ((min_w + 2 * (min_h + gap), max(2 * min_h + gap, min_w)) if landscape else
-                          (max(min_w, 2 * min_h + gap), min_w + 2 * (min_h + gap)))
+            self._table.wide = landscape
+            wide, high = self._table.least(min_w, min_h, landscape)
             self.cue_w = 0 if high <= scroll.height + 0.5 else u * CUE_W_U
             view_w = self.width - 2 * u * 0.08 - self.cue_w - (gap if self.cue_w else 0)
             self._table.size = (max(view_w, wide), max(scroll.height, high))
