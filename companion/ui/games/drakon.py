@@ -57,6 +57,8 @@ COINS_PHOTO = PhotoGame(rules=drakon_photo.PIECES, value_name=lambda worth: wort
 
 CARD_U = 2.35
 """A card's height, in touch units."""
+CARD_MIN_W_U = 7.0
+"""Table mode: the least width of a card by the near or far edge, in touch units."""
 SIDE_CARD_U = 3.3
 """Table mode: the height of a card turned to a side seat (its name, count and buttons stacked)."""
 
@@ -133,8 +135,7 @@ class DrakonScreen(BaseScreen):
         table = self._table = None
         if self.around:  # table mode: each card by its player's seat, facing them
             table = self._table = SeatTable(side_px=THEME.u * SIDE_CARD_U, row_px=THEME.u * CARD_U,
-                                            gap=THEME.u * 0.1, size_hint_y=None)
-            self._fit_table()
+                                            gap=THEME.u * 0.1, size_hint=(None, None))
             rows.add_widget(table)
         for name in self._names():
             colour = rgb(PLAYER_RGB.get(colours.get(name, ""), "#888888"))
@@ -147,17 +148,30 @@ class DrakonScreen(BaseScreen):
                 table.seat(card, angles.get(name, 0))
             else:
                 rows.add_widget(card)
+        self._fit_table()
         self._build_actions(state)
         self._rescore(doc)
 
     def on_kv_post(self, *_: Any) -> None:
-        self.ids.scroll.bind(height=self._fit_table)
+        self.ids.scroll.bind(size=self._fit_table)
 
     def _fit_table(self, *_: Any) -> None:
-        """Make table mode's table fill the cards' view, and at least two cards high (a card
-        turned to a side seat is as wide as the table is high); a taller one scrolls."""
-        if self._table is not None:
-            self._table.height = max(self.ids.scroll.height, (2 * CARD_U + 0.1) * THEME.u)
+        """Make table mode's table fill the cards' view: at least two cards high (a card turned
+        to a side seat is as wide as the table is high), and wide enough for the cards that
+        share the near or far edge (:data:`CARD_MIN_W_U` each); a bigger one scrolls."""
+        table, view = self._table, self.ids.scroll
+        if table is None:
+            return
+        u, gap = THEME.u, table.gap
+        angles = [round(f.angle) % 360 for f in table.frames]
+        across = max(angles.count(0), angles.count(180), 1)
+        sides = len({a for a in angles if a in (90, 270)})
+        table.wide = view.width >= view.height  # the side cards stand beside the rows, or between them
+        least = across * CARD_MIN_W_U * u + (across - 1) * gap
+        if table.wide:
+            least += sides * (SIDE_CARD_U * u + gap)
+        table.width = self.ids.rows.width = max(view.width, least)
+        table.height = max(view.height, (2 * CARD_U + 0.1) * u)
 
     def _card(self, name: str, colour: list[float], doc: dict[str, Any], state: DrakonPlay) -> DrakonCard:
         card = DrakonCard(name=name, colour=colour)

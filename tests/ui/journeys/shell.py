@@ -214,24 +214,29 @@ async def table_mode(app: Any) -> None:
         # Drakon's cards fit the view whole; Volatio's bigger panels may scroll a little
         _by_seats(frames, _box(game.ids.scroll if game_key == "drakon" else table))
         assert faults(Window, skip=app.strip) == [], (game_key, faults(Window, skip=app.strip))
-    # Six at Volatio: two share the bottom and the top edge, each panel still whole (the view scrolls)
+    # Six: two share the bottom and the top edge, each panel still whole (the view scrolls)
     await tap(app, find(app, "TouchButton", "Home"))
     for name in ("Emese", "Feri"):
         home.ids.name_input.text = name
         await tap(app, home.ids.add_player)
-    await tap(app, home.ids.start)  # Volatio is still chosen
-    await app.wait_clock_frames(3)
-    game = screen(app, "game:volatio")
-    frames = [w for w in game.walk() if type(w).__name__ == "SeatFrame"]
-    assert sorted(round(f.angle) % 360 for f in frames) == [0, 0, 90, 180, 180, 270]
-    boxes = [_box(f.content) for f in frames]
-    for i, a in enumerate(boxes):
-        for b in boxes[i + 1:]:
-            assert min(a[2], b[2]) - max(a[0], b[0]) < 1 or min(a[3], b[3]) - max(a[1], b[1]) < 1, (a, b)
-    least_w, least_h = 7.6 * THEME.u, 3.3 * THEME.u  # a Volatio panel's least size
-    assert all(round(f.content.width) >= round(least_w) and round(f.content.height) >= round(least_h)
-               for f in frames), [tuple(f.content.size) for f in frames]
-    assert faults(Window, skip=app.strip) == [], faults(Window, skip=app.strip)
+    least = {"volatio": (7.6 * THEME.u, 3.3 * THEME.u), "drakon": (7.0 * THEME.u, 2.35 * THEME.u)}
+    for game_key, title in (("volatio", "Volatio"), ("drakon", "Drakon")):
+        await tap(app, find(app, "TouchButton", title))
+        await tap(app, home.ids.start)
+        await app.wait_clock_frames(3)
+        game = screen(app, f"game:{game_key}")
+        frames = [w for w in game.walk() if type(w).__name__ == "SeatFrame"]
+        assert sorted(round(f.angle) % 360 for f in frames) == [0, 0, 90, 180, 180, 270], game_key
+        boxes = [_box(f.content) for f in frames]
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1:]:
+                assert min(a[2], b[2]) - max(a[0], b[0]) < 1 or min(a[3], b[3]) - max(a[1], b[1]) < 1, (a, b)
+        least_w, least_h = least[game_key]
+        across = [f.content for f in frames if round(f.angle) % 180 == 0]  # by the near and far edges
+        assert all(round(c.width) >= round(least_w) and round(c.height) >= round(least_h) for c in across), \
+            (game_key, [tuple(c.size) for c in across])
+        assert faults(Window, skip=app.strip) == [], (game_key, faults(Window, skip=app.strip))
+        await tap(app, find(app, "TouchButton", "Home"))
     result(angles=angles)
 
 
