@@ -72,7 +72,7 @@ class SeatTable(Widget):  # type: ignore[misc]
     def _arrange(self, *_: Any) -> None:
         edges = self._edges()
         gap = self.gap
-        if self.width >= self.height if self.wide is None else self.wide:
+        if (self.width >= self.height) if self.wide is None else self.wide:
             side = min(self.side_px, (self.width - 2 * gap) / 3)
             x0 = self.x + (side + gap if edges["left"] else 0)
             x1 = self.right - (side + gap if edges["right"] else 0)

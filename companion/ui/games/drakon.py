@@ -162,15 +162,10 @@ class DrakonScreen(BaseScreen):
         table, view = self._table, self.ids.scroll
         if table is None:
             return
-        u, gap = THEME.u, table.gap
-        angles = [round(f.angle) % 360 for f in table.frames]
-        across = max(angles.count(0), angles.count(180), 1)
-        sides = len({a for a in angles if a in (90, 270)})
+        u = THEME.u
         table.wide = view.width >= view.height  # the side cards stand beside the rows, or between them
-        least = across * CARD_MIN_W_U * u + (across - 1) * gap
-        if table.wide:
-            least += sides * (SIDE_CARD_U * u + gap)
-        table.width = self.ids.rows.width = max(view.width, least)
+        least_w = table.least(CARD_MIN_W_U * u, SIDE_CARD_U * u, table.wide)[0]  # its height: the view
+        table.width = self.ids.rows.width = max(view.width, least_w)
         table.height = max(view.height, (2 * CARD_U + 0.1) * u)
 
     def _card(self, name: str, colour: list[float], doc: dict[str, Any], state: DrakonPlay) -> DrakonCard:
