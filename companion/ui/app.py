@@ -34,7 +34,7 @@ from kivy.uix.screenmanager import NoTransition, ScreenManager
 
 from companion.errors import CompanionError
 from companion.events import TimerCancelled, TimerEvent, TimerExpired, TimerReset, TimerStarted
-from companion.session import SessionRebuilt
+from companion.session import SessionRebuilt, TableSession
 from companion.timers import MAX_TIMER_S, Phase
 from companion.ui.announcement import Announcer
 from companion.ui.bars import NavBar, StatusStrip
@@ -126,6 +126,7 @@ class CompanionApp(App):  # type: ignore[misc]
                  **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.svc = services
+        self.svc.resumed = self._resumed_in_place
         self.hw = hardware
         self.sounds = sounds if sounds is not None else Sounds(lambda: self.svc.config["ui.volume"])
         self.alarm: str | None = None
@@ -359,7 +360,11 @@ class CompanionApp(App):  # type: ignore[misc]
     # -- navigation and commands --------------------------------------------------------------
 
     def go(self, name: str) -> None:
+        """Show screen *name*; ``"game"`` is the session's game's screen (the game left open is
+        resumed first), the Timer screen at a sand-timer."""
         if name == "game":
+            if self.svc.session is None and self.svc.store.open_session() is not None:
+                self._attempt(self.svc.ensure_session)
             game = self.svc.session.game if self.svc.session is not None else "timer"
             name = f"game:{game}" if f"game:{game}" in self._screens else "timer"
         self.manager.current = name
@@ -370,12 +375,7 @@ class CompanionApp(App):  # type: ignore[misc]
         screen. What a resume has to say replaces the Home screen's "Session resumed"."""
         session = self.svc.session
         self.refresh()
-        said = []
-        if session is not None:
-            said = [TR._("{timer} ran out while the app was closed").format(timer=timer_label(name))
-                    for name in session.ran_out]
-            if session.resume_note:
-                said.append(TR._(session.resume_note))
+        said = self._resume_notes(session) if session is not None else []
         if said:
             self.notify(". ".join(said), hold_s=RESUME_NOTE_S)
         shown = self._timer_to_show()
@@ -384,6 +384,22 @@ class CompanionApp(App):  # type: ignore[misc]
             self.manager.current = "timer"
         else:
             self.manager.current = "timer" if game == "timer" else f"game:{game}"
+
+    def _resumed_in_place(self, session: TableSession) -> None:
+        """The session left open was resumed by a timer's tap or the button (not by Home's
+        Resume): every screen shows it, the screen stays, and the strip says so."""
+        self.refresh()
+        said = self._resume_notes(session)
+        self.notify(". ".join(said or [TR._("Session resumed")]), hold_s=RESUME_NOTE_S)
+
+    @staticmethod
+    def _resume_notes(session: TableSession) -> list[str]:
+        """What a resume has to say: the timers that ran out meanwhile, and a reboot."""
+        said = [TR._("{timer} ran out while the app was closed").format(timer=timer_label(name))
+                for name in session.ran_out]
+        if session.resume_note:
+            said.append(TR._(session.resume_note))
+        return said
 
     def _timer_to_show(self) -> str | None:
         session = self.svc.session

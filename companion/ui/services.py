@@ -5,6 +5,7 @@ Widgets get this object passed in; none of them reaches for the running app.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,11 +13,14 @@ from typing import Any
 
 from companion.clock import Clock
 from companion.config import Config, save_settings
+from companion.errors import CompanionError
 from companion.events import EventBus
 from companion.games import games
 from companion.history import SAND_TIMER, game_name
 from companion.session import Player, TableSession
 from companion.store import Store
+
+log = logging.getLogger(__name__)
 
 
 def game_choices() -> list[tuple[str, str]]:
@@ -46,6 +50,9 @@ class Services:
     camera is set up; any thread; raises :class:`CompanionError` with one line when it cannot
     answer (no camera, no piece library yet...)."""
 
+    resumed: Callable[[TableSession], None] = lambda _session: None
+    """Told when :meth:`ensure_session` resumed the session left open."""
+
     def session_kwargs(self) -> dict[str, Any]:
         return {"tick_hz": self.config["timer.tick_hz"], "warnings_s": self.config["timer.warnings_s"]}
 
@@ -64,7 +71,17 @@ class Services:
         return self.session
 
     def ensure_session(self) -> TableSession:
-        """The running session, or a plain sand-timer one if nothing was started yet."""
+        """The running session; with none, the one left open (as Home's Resume would: a timer
+        tapped or the button pressed after a restart goes on with the game, which stays
+        resumable), told to :attr:`resumed`; else a new plain sand-timer one."""
+        if self.session is None and self.store.open_session() is not None:
+            try:
+                self.resume_session()
+            except CompanionError as exc:  # a session left with nothing to go on from
+                log.warning("the session left open is not resumed: %s", exc)
+            else:
+                if self.session is not None:
+                    self.resumed(self.session)
         return self.session if self.session is not None else self.start_session(SAND_TIMER, [])
 
     def save(self, changes: dict[str, Any]) -> Config:

@@ -87,6 +87,23 @@ def test_ui_resume_opens_the_running_timer_not_the_game(tmp_path: Path, display:
                      "game": "dragons-gold"}
 
 
+def test_ui_a_timer_tapped_before_resume_goes_on_with_the_game(tmp_path: Path, display: str) -> None:
+    config = "[timer.presets]\nmarket = 3600\nnegotiation = 600\n"
+    before, after = _kill_and_resume(tmp_path, display, config, "game_with_market_until_killed",
+                                     "timer_tapped_before_resume")
+    assert after == {"session": before["session"], "game": "dragons-gold", "screen": "timer",
+                     "selected": "negotiation", "phases": {"market": "running", "negotiation": "running"},
+                     "note": "Session resumed", "can_resume": False, "open": before["session"]}
+
+
+def test_ui_game_tapped_before_resume_shows_the_game_left_open(tmp_path: Path, display: str) -> None:
+    config = "[timer.presets]\nmarket = 3600\n"
+    before, after = _kill_and_resume(tmp_path, display, config, "game_with_market_until_killed",
+                                     "game_tapped_before_resume")
+    assert after == {"session": before["session"], "screen": "game:dragons-gold", "market": "running",
+                     "note": "Session resumed"}
+
+
 def test_shipped_sounds_are_what_the_script_makes() -> None:
     """companion/ui/sounds/*.wav come from scripts/make_sounds.py (to within one step of rounding,
     which another platform's sine may take differently)."""

@@ -262,7 +262,35 @@ async def resume_opens_the_timer(app: Any) -> None:
            selected=screen(app, "timer").selected, game=session.game)
 
 
+async def timer_tapped_before_resume(app: Any) -> None:
+    """For the kill test: a player goes to the Timer screen and taps a preset without resuming
+    first: the game left open goes on (its market timer still running beside the new one), the
+    strip says so, and Home has nothing left to resume."""
+    await tap(app, find(app, "TouchButton", "Timer"))
+    timer = screen(app, "timer")
+    await tap(app, timer.ids.preset_negotiation)
+    await app.wait_clock_frames(3)
+    session = app.svc.session
+    board = session.board
+    app.root_window.screenshot(name=str(Path(tempfile.gettempdir()) / "timer-before-resume.png"))
+    await tap(app, find(app, "TouchButton", "Home"))
+    result(session=session.id, game=session.game, screen="timer", selected=timer.selected,
+           phases={name: board[name].phase.value for name in board.names}, note=app.strip.note,
+           can_resume=screen(app, "home").can_resume, open=app.svc.store.open_session().id)
+
+
+async def game_tapped_before_resume(app: Any) -> None:
+    """For the kill test: a player taps Game without resuming first: the game left open is
+    resumed and its page shown."""
+    await tap(app, find(app, "TouchButton", "Game"))
+    await app.wait_clock_frames(3)
+    session = app.svc.session
+    result(session=session.id, screen=app.manager.current, market=session.board["market"].phase.value,
+           note=app.strip.note)
+
+
 JOURNEYS = {f.__name__: f for f in (alarm_sounds_and_flashes_until_tap, silent_at_volume_zero, no_audio_device,
                                      strip_message_clears, export_popup_with_qr, run_until_killed,
                                      resume_says_it_ran_out, game_with_market_until_killed,
-                                     resume_opens_the_timer)}
+                                     resume_opens_the_timer, timer_tapped_before_resume,
+                                     game_tapped_before_resume)}
