@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from companion.clock import Clock
+from companion.clock import Clock, wall_now
 from companion.config import Config, save_settings
 from companion.errors import CompanionError
 from companion.events import EventBus
@@ -57,8 +57,14 @@ class Services:
         return {"tick_hz": self.config["timer.tick_hz"], "warnings_s": self.config["timer.warnings_s"]}
 
     def start_session(self, game: str, players: list[Player]) -> TableSession:
+        """A new session of *game*; the one going, or else the one left open, is ended first (so
+        that it is never offered to resume once another has begun)."""
         if self.session is not None:
             self.session.finish()
+        else:
+            left = self.store.open_session()
+            if left is not None:
+                self.store.end_session(left.id, wall_now())
         self.session = TableSession.start(self.store, game, players, self.clock, self.bus,
                                           **self.session_kwargs())
         return self.session
