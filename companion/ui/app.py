@@ -443,7 +443,16 @@ class CompanionApp(App):  # type: ignore[misc]
         self._note_until = self.svc.clock.now() + hold_s if message else 0.0
 
     def button_toggle(self) -> None:
-        """The physical button: start/pause the timer on screen (or the newest one)."""
+        """The physical button: start/pause the timer on screen (or the newest one). With nothing
+        going but a session left open, a press resumes it and shows its timer, as Home's Resume
+        would; the next press starts or pauses."""
+        if self.svc.session is None and self.svc.store.open_session() is not None:
+            self._attempt(self.svc.ensure_session)
+            shown = self._timer_to_show()
+            if shown is not None:
+                self._screens["timer"].select(shown)
+                self.manager.current = "timer"
+            return
         self._screens["timer"].toggle()
 
     def button_reset(self) -> None:

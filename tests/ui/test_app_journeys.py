@@ -104,6 +104,16 @@ def test_ui_game_tapped_before_resume_shows_the_game_left_open(tmp_path: Path, d
                      "note": "Session resumed"}
 
 
+def test_ui_the_button_pressed_before_resume_resumes_then_pauses(tmp_path: Path, display: str) -> None:
+    config = "[timer.presets]\nmarket = 3600\n"
+    before, after = _kill_and_resume(tmp_path, display, config, "game_with_market_until_killed",
+                                     "button_pressed_before_resume")
+    sid = before["session"]
+    assert after == {"seen": [{"session": sid, "screen": "timer", "market": "running"},
+                              {"session": sid, "screen": "timer", "market": "paused"}],
+                     "note": "Session resumed"}
+
+
 def test_shipped_sounds_are_what_the_script_makes() -> None:
     """companion/ui/sounds/*.wav come from scripts/make_sounds.py (to within one step of rounding,
     which another platform's sine may take differently)."""

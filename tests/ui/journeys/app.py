@@ -289,8 +289,23 @@ async def game_tapped_before_resume(app: Any) -> None:
            note=app.strip.note)
 
 
+async def button_pressed_before_resume(app: Any) -> None:
+    """For the kill test: the first press of the physical button resumes the game left open and
+    shows its running timer; the second pauses it."""
+    button = app.hw.panel.setup.factory.pin(app.svc.config["gpio.button_pin"])
+    seen = []
+    for _ in range(2):
+        button.drive_low()  # pressed (to ground, pulled up)
+        button.drive_high()
+        await app.wait_clock_frames(3)  # the press reaches the app on its main thread
+        session = app.svc.session
+        seen.append({"session": session and session.id, "screen": app.manager.current,
+                     "market": session and session.board["market"].phase.value})
+    result(seen=seen, note=app.strip.note)
+
+
 JOURNEYS = {f.__name__: f for f in (alarm_sounds_and_flashes_until_tap, silent_at_volume_zero, no_audio_device,
                                      strip_message_clears, export_popup_with_qr, run_until_killed,
                                      resume_says_it_ran_out, game_with_market_until_killed,
                                      resume_opens_the_timer, timer_tapped_before_resume,
-                                     game_tapped_before_resume)}
+                                     game_tapped_before_resume, button_pressed_before_resume)}
