@@ -360,11 +360,16 @@ class CompanionApp(App):  # type: ignore[misc]
     # -- navigation and commands --------------------------------------------------------------
 
     def go(self, name: str) -> None:
-        """Show screen *name*; ``"game"`` is the session's game's screen (the game left open is
-        resumed first), the Timer screen at a sand-timer."""
+        """Show screen *name*; ``"game"`` is the session's game's screen, the Timer screen at a
+        sand-timer. With nothing going but a session left open, the Timer, Turns and Game tabs
+        resume it first (the Timer screen then shows its timer going, as Home's Resume would)."""
+        if name in ("timer", "turns", "game") and self.svc.session is None \
+                and self.svc.store.open_session() is not None:
+            self._attempt(self.svc.ensure_session)
+            shown = self._timer_to_show()
+            if name == "timer" and shown is not None:
+                self._screens["timer"].select(shown)
         if name == "game":
-            if self.svc.session is None and self.svc.store.open_session() is not None:
-                self._attempt(self.svc.ensure_session)
             game = self.svc.session.game if self.svc.session is not None else "timer"
             name = f"game:{game}" if f"game:{game}" in self._screens else "timer"
         self.manager.current = name

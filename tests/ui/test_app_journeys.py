@@ -91,6 +91,9 @@ def test_ui_a_timer_tapped_before_resume_goes_on_with_the_game(tmp_path: Path, d
     config = "[timer.presets]\nmarket = 3600\nnegotiation = 600\n"
     before, after = _kill_and_resume(tmp_path, display, config, "game_with_market_until_killed",
                                      "timer_tapped_before_resume")
+    tab = after.pop("tab")
+    assert tab["session"] == before["session"] and tab["selected"] == "market"
+    assert tab["digits"].startswith("59:")  # the market's hour, going on
     assert after == {"session": before["session"], "game": "dragons-gold", "screen": "timer",
                      "selected": "negotiation", "phases": {"market": "running", "negotiation": "running"},
                      "note": "Session resumed", "can_resume": False, "open": before["session"]}

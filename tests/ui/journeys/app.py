@@ -263,18 +263,19 @@ async def resume_opens_the_timer(app: Any) -> None:
 
 
 async def timer_tapped_before_resume(app: Any) -> None:
-    """For the kill test: a player goes to the Timer screen and taps a preset without resuming
-    first: the game left open goes on (its market timer still running beside the new one), the
-    strip says so, and Home has nothing left to resume."""
+    """For the kill test: a player goes to the Timer screen without resuming first, and taps a
+    preset: the tab resumes the game left open and shows its market timer, the preset's timer
+    runs beside it, the strip says so, and Home has nothing left to resume."""
     await tap(app, find(app, "TouchButton", "Timer"))
     timer = screen(app, "timer")
+    tab = {"session": app.svc.session and app.svc.session.id, "selected": timer.selected, "digits": timer.digits}
     await tap(app, timer.ids.preset_negotiation)
     await app.wait_clock_frames(3)
     session = app.svc.session
     board = session.board
     app.root_window.screenshot(name=str(Path(tempfile.gettempdir()) / "timer-before-resume.png"))
     await tap(app, find(app, "TouchButton", "Home"))
-    result(session=session.id, game=session.game, screen="timer", selected=timer.selected,
+    result(tab=tab, session=session.id, game=session.game, screen="timer", selected=timer.selected,
            phases={name: board[name].phase.value for name in board.names}, note=app.strip.note,
            can_resume=screen(app, "home").can_resume, open=app.svc.store.open_session().id)
 
