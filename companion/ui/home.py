@@ -343,6 +343,7 @@ class HomeScreen(BaseScreen):
         except CompanionError as exc:
             self.notify(str(exc))
             return
+        self.notify("")  # what Home said (a removed player's undo) is not the new game's
         self.session_started(self.game)
 
     def _unfinished(self) -> str | None:

@@ -134,6 +134,7 @@ class GoldScoreScreen(BaseScreen):
         self.card_buttons: dict[str, TouchButton] = {}   # "red:8" -> its button; filled in on_kv_post
         self.page_buttons: list[TouchButton] = []
         self.walk: ScoringWalk | None = None
+        self._shown: int | None = None  # the session the screen was last drawn for
         self.photo = PhotoTaker(notify=lambda message: self.notify(message))
         super().__init__(**kwargs)
         self.photo.bind(busy=lambda _taker, busy: setattr(self, "reading", busy))
@@ -176,6 +177,11 @@ class GoldScoreScreen(BaseScreen):
 
     def refresh(self) -> None:
         session = self._session()
+        shown = session.id if session is not None else None
+        if shown != self._shown:  # another game: its sheet from the start, nothing said yet
+            self._shown = shown
+            self.view, self.page, self.field, self.player, self.message, self.refused = \
+                "sheet", 0, DISPLAY, "", "", False
         players = session.players if session is not None else ()
         self.ready = gold.MIN_PLAYERS <= len(players) <= gold.MAX_PLAYERS
         self.has_photo = self.svc is not None and self.svc.read_pieces is not None
@@ -425,6 +431,10 @@ class GoldScoreScreen(BaseScreen):
         """Record what ``companion score gold`` answers for the sheet, end the game, show the results."""
         session, doc = self._session(), self._doc()
         if session is None or doc is None:
+            return
+        if gold_sheet.cards_entered(doc) == 0:
+            self._say(TR._("No cards are on the sheet yet: enter each player's display and scoring pile "
+                           "first"), refused=True)
             return
         try:
             out = gold.score_document(doc)

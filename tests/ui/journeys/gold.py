@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from tests.games.gold_helpers import EXAMPLE_3_PILES
 from tests.processes import run
-from tests.ui.kit import result, screen, start_game, tap
+from tests.ui.kit import find, result, screen, start_game, tap
 
 # Example 4 (2 players) after X's last turn: the orange set is on X's pile, Y's blue 8 stolen.
 EXAMPLE_4 = {
@@ -225,7 +227,33 @@ async def gold_two_players(app: Any) -> None:
         assert [w.text for w in reversed(label.children)] == [name, str(score)], label.children
         assert chart.x + i * slot <= label.center_x <= chart.x + (i + 1) * slot, (name, label.center_x, chart.x)
     assert layout_faults(app) == [], layout_faults(app)
+    popup.dismiss()
+    await app.wait_clock_frames(2)
+    await next_game_starts_blank(app, sheet, list(EXAMPLE_4))
     result(**expected)
+
+
+async def next_game_starts_blank(app: Any, sheet: Any, players: list[str]) -> None:
+    """After a game finished on its totals: the next Gold! game opens on an empty sheet with
+    nothing said, and Finish there is refused, with no play recorded."""
+    from companion.history import finished_plays
+
+    sheet.message, sheet.refused = "the last game's word", False  # as a card's tap leaves it
+    plays = len(finished_plays(app.svc.store))
+    home = screen(app, "home")
+    await tap(app, find(app, "TouchButton", "Home"))
+    await tap(app, home.ids.start)
+    assert app.manager.current == "game:gold", app.manager.current
+    await app.wait_clock_frames(2)
+    assert (sheet.ids.views.current, sheet.page, sheet.message, sheet.player) == ("sheet", 0, "", players[0])
+    await tap(app, sheet.ids.open_scoring)
+    await tap(app, sheet.page_buttons[6])
+    await tap(app, sheet.ids.finish)
+    assert sheet.refused and "No cards are on the sheet yet" in sheet.message, sheet.message
+    assert app.svc.session.result is None and len(finished_plays(app.svc.store)) == plays
+    await app.wait_clock_frames(2)
+    assert layout_faults(app) == [], layout_faults(app)
+    app.root_window.screenshot(name=str(Path(tempfile.gettempdir()) / "gold-finish-refused.png"))
 
 
 async def gold_odd_sheet(app: Any) -> None:
