@@ -105,6 +105,11 @@ class NotRegistered(CompanionError):
     them (``companion vision register``)."""
 
 
+class NoCamera(CompanionError):
+    """The overhead camera gives no picture (unplugged, in use, not a camera): the message says
+    which and why, in one line."""
+
+
 class TimerStateError(CompanionError, RuntimeError):
     """A command that makes no sense in the timer's current state."""
 

@@ -124,8 +124,8 @@ class TableCamera:
 
         :raises VisionError: one line: no library, no camera...
         """
+        frame = self._frame()  # no camera is the first thing to say: without one nothing is registered
         library = self._current_library()
-        frame = self._frame()
         layout = self._layout()
         seen = markers.detect(frame, layout.dictionary)
         try:

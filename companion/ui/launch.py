@@ -45,7 +45,8 @@ class CameraCalls:
     """The overhead camera's questions for the screens: the Volatio edge check and the piece
     reading. Both run on worker threads and share one camera, which serves one of them at a
     time; the camera's :class:`VisionError` arrives as a one-line :class:`CompanionError` (a
-    missing piece library as :class:`NotRegistered`)."""
+    missing piece library as :class:`NotRegistered`, a camera that gives no picture as
+    :class:`NoCamera`)."""
 
     def __init__(self, camera: Any) -> None:
         self._camera = camera
@@ -58,14 +59,16 @@ class CameraCalls:
         return self._ask(self._camera.read_pieces)
 
     def _ask(self, question: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-        from companion.errors import CompanionError, NotRegistered
-        from vision.errors import NoLibrary, VisionError
+        from companion.errors import CompanionError, NoCamera, NotRegistered
+        from vision.errors import CameraUnavailable, NoLibrary, VisionError
 
         with self._lock:
             try:
                 return question()
             except NoLibrary as exc:
                 raise NotRegistered(str(exc).splitlines()[0]) from None
+            except CameraUnavailable as exc:
+                raise NoCamera(str(exc).splitlines()[0]) from None
             except VisionError as exc:
                 raise CompanionError(str(exc).splitlines()[0]) from None
 

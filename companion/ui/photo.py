@@ -34,7 +34,7 @@ from kivy.properties import BooleanProperty, ListProperty, NumericProperty, Stri
 from kivy.uix.popup import Popup
 from kivy.uix.widget import Widget
 
-from companion.errors import CompanionError, InvalidInput, NotRegistered
+from companion.errors import CompanionError, InvalidInput, NoCamera, NotRegistered
 from companion.games.table_photo import Call, PhotoPiece, PhotoTally, PieceCall, PieceRules, piece_at
 from companion.ui.lang import TR
 from companion.ui.theme import FONT_NAME, THEME
@@ -97,6 +97,16 @@ def call_text(call: PieceCall, game: PhotoGame) -> str:
     if call.call is Call.UNMAPPED:
         return TR._("{name}: no value in this game").format(name=piece.front or "?")
     return TR._("{kind}: not for this game").format(kind=piece.kind or "?")
+
+
+def camera_error_text(exc: CompanionError) -> str:
+    """What the overhead camera's one-line error says to the players, in their language where
+    it is theirs to act on: no camera, no pieces registered; else the camera's own line."""
+    if isinstance(exc, NoCamera):
+        return TR._("The camera gives no picture: {why}").format(why=str(exc))
+    if isinstance(exc, NotRegistered):
+        return TR._("No pieces are registered for the camera yet: the host registers them first")
+    return str(exc)
 
 
 def photo_label(number: int, call: PieceCall) -> str:
@@ -371,10 +381,8 @@ class PhotoTaker(EventDispatcher):  # type: ignore[misc]
             error: str | None = None  # None with no reading: our bug, logged here
             try:
                 reading = read()
-            except NotRegistered:  # the players' language, and what to do
-                error = TR._("No pieces are registered for the camera yet: the host registers them first")
             except CompanionError as exc:  # the camera's own errors arrive as one line each
-                error = str(exc)
+                error = camera_error_text(exc)
             except Exception:
                 # Not the user's doing: logged with its traceback, and the button comes back.
                 log.exception("reading the table's pieces failed")

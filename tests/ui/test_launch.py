@@ -81,3 +81,12 @@ def test_the_piece_reader_says_in_one_line_that_the_library_is_missing(tmp_path:
     with pytest.raises(NotRegistered, match=r"^no piece library yet: register the pieces with") as caught:
         reader()
     assert "\n" not in str(caught.value) and str(tmp_path / "vision" / "library") in str(caught.value)
+
+
+def test_the_piece_reader_says_first_that_the_camera_is_missing(tmp_path: Path) -> None:
+    reader = make_piece_reader(config_with(tmp_path, "/dev/video97"), [])  # no such camera, no library
+    assert reader is not None
+    with pytest.raises(CompanionError) as caught:
+        reader()
+    assert not isinstance(caught.value, NotRegistered)
+    assert "/dev/video97" in str(caught.value) and "\n" not in str(caught.value), caught.value

@@ -55,3 +55,9 @@ def test_ui_photo_without_a_piece_library_says_so_in_one_line(tmp_path: Path, di
     env = scratch(tmp_path, f'[camera]\nsource = "{photo}"\n[accessory]\nport = "none"\n')
     [out] = drive("photo_without_a_library", env, display)
     assert out["note"] == "No pieces are registered for the camera yet: the host registers them first"
+
+
+def test_ui_photo_without_a_camera_says_so_first(tmp_path: Path, display: str) -> None:
+    env = scratch(tmp_path, '[camera]\nsource = "/dev/video97"\n[accessory]\nport = "none"\n')
+    [out] = drive("photo_without_a_camera", env, display)
+    assert out["note"] == "The camera gives no picture: video device '/dev/video97': no such device (is the camera plugged in?)"

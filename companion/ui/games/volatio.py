@@ -44,6 +44,7 @@ from companion.ui.games.volatio_popups import (
     speed_refusal,
 )
 from companion.ui.lang import TR
+from companion.ui.photo import camera_error_text
 from companion.ui.screens import BaseScreen
 from companion.ui.seating import SeatTable
 from companion.ui.theme import PLAYER_RGB, THEME, rgb
@@ -119,7 +120,7 @@ class VolatioScreen(BaseScreen):
             try:
                 report, error = check(), None
             except CompanionError as exc:  # the camera's own errors arrive as one line each
-                report, error = None, str(exc)
+                report, error = None, camera_error_text(exc)
             Clock.schedule_once(lambda _dt: self._camera_answered(report, error))
 
         threading.Thread(target=work, name="camera-check", daemon=True).start()

@@ -290,17 +290,29 @@ async def gold_photo(app: Any) -> None:
 async def photo_without_a_library(app: Any) -> None:
     """No piece library yet: the Photo button says so in one line on the status strip, in the
     players' words, opens nothing, changes nothing, and is there to tap again."""
+    await _photo_refused(app, "registered")
+
+
+async def photo_without_a_camera(app: Any) -> None:
+    """The camera set up gives no picture (and no pieces are registered either): the Photo
+    button says first that the camera gives none, in one line, and changes nothing."""
+    await _photo_refused(app, "plugged in")
+
+
+async def _photo_refused(app: Any, word: str) -> None:
+    """A photo taken on Gold!'s sheet is refused with a line that says *word*."""
     await start_game(app, "Gold!", ("Anna", "Bence"))
     sheet = screen(app, "game:gold")
     await tap(app, sheet.card_buttons["pink:7"], duration=0.02)
     session = app.svc.session
     before, logged = session.score_document(), len(list(session.store.events(session.id)))
     await tap(app, sheet.ids.photo)
-    await until(app, lambda: not sheet.reading and "registered" in app.strip.note, timeout=60)
+    await until(app, lambda: not sheet.reading and word in app.strip.note, timeout=60)
     assert sheet.photo.popup is None and not sheet.ids.photo.disabled
     assert "\n" not in app.strip.note
     assert session.score_document() == before and len(list(session.store.events(session.id))) == logged
     result(note=app.strip.note)
 
 
-JOURNEYS = {f.__name__: f for f in (dragons_gold_photo, drakon_photo, gold_photo, photo_without_a_library)}
+JOURNEYS = {f.__name__: f for f in (dragons_gold_photo, drakon_photo, gold_photo, photo_without_a_library,
+                                     photo_without_a_camera)}
