@@ -290,7 +290,7 @@ def test_table_camera_reads_pieces_for_the_app(library: Library, tmp_path: Path)
     frame's pixels, and the frame itself to draw them on; the empty table once remembered."""
     scene = sp.random_piece_scene(READ_SEEDS[0])
     folder = tmp_path / "vision"
-    frames = [scene.empty, scene.image, scene.image]
+    frames = [scene.image, scene.empty, scene.image, scene.image]  # the first taken before the library is missed
     camera = TableCamera("unused", folder, open_fn=lambda: StaticSource(frames))
     with pytest.raises(CalibrationError, match="no piece library yet"):
         camera.read_pieces()
