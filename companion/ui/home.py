@@ -103,6 +103,11 @@ class HomeScreen(BaseScreen):
         self.can_resume = self.svc is not None and self.svc.session is None and \
             self.svc.store.open_session() is not None
         self._recent = self.svc.store.recent_players(8) if self.svc is not None else []
+        session = self.svc.session if self.svc is not None else None
+        if session is not None and session.players and not self._shown:
+            # a game resumed after a restart: Home shows its game and its players, for the next one
+            self._shown, self.players = list(session.players), list(session.players)
+            self.game = session.game
         self._build_games()
         self._build_players()
         self._build_recent()

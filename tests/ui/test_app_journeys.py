@@ -96,7 +96,8 @@ def test_ui_a_timer_tapped_before_resume_goes_on_with_the_game(tmp_path: Path, d
     assert tab["digits"].startswith("59:")  # the market's hour, going on
     assert after == {"session": before["session"], "game": "dragons-gold", "screen": "timer",
                      "selected": "negotiation", "phases": {"market": "running", "negotiation": "running"},
-                     "note": "Session resumed", "can_resume": False, "open": before["session"]}
+                     "note": "Session resumed", "can_resume": False, "open": before["session"],
+                     "home": ["dragons-gold", ["P1", "P2", "P3"]]}
 
 
 def test_ui_game_tapped_before_resume_shows_the_game_left_open(tmp_path: Path, display: str) -> None:

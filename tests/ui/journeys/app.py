@@ -275,9 +275,11 @@ async def timer_tapped_before_resume(app: Any) -> None:
     board = session.board
     app.root_window.screenshot(name=str(Path(tempfile.gettempdir()) / "timer-before-resume.png"))
     await tap(app, find(app, "TouchButton", "Home"))
+    app.root_window.screenshot(name=str(Path(tempfile.gettempdir()) / "home-after-resume.png"))
     result(tab=tab, session=session.id, game=session.game, screen="timer", selected=timer.selected,
            phases={name: board[name].phase.value for name in board.names}, note=app.strip.note,
-           can_resume=screen(app, "home").can_resume, open=app.svc.store.open_session().id)
+           can_resume=screen(app, "home").can_resume, open=app.svc.store.open_session().id,
+           home=[screen(app, "home").game, [p.name for p in screen(app, "home").players]])
 
 
 async def game_tapped_before_resume(app: Any) -> None:
