@@ -24,12 +24,15 @@ from kivy.uix.widget import Widget
 from companion.export import FinishedPlay, to_bgstats, to_bgstats_link, to_csv
 from companion.games import games
 from companion.history import finished_plays
+from companion.session import PLAYER_COLOURS
 from companion.ui.lang import TR
 from companion.ui.screens import BaseScreen
 from companion.ui.theme import PLAYER_RGB, THEME, rgb
 from companion.ui.widgets import MIN_FONT_PX, FitLabel, TouchButton
 
-MAX_LINES = 8  # the players charted: the most frequent ones
+MAX_LINES = len(PLAYER_COLOURS)
+"""The players charted, the most frequent ones: no more than the player palette has colours, so
+every line has a colour of its own (:func:`line_colours`)."""
 QUIET_MODULES = 4
 """The blank border round a QR code, in modules: the four the QR standard asks for."""
 PATH_LINE_CHARS = 30
@@ -239,21 +242,53 @@ class ExportPopup(Popup):  # type: ignore[misc]
 
 
 def chart_series(plays: list[tuple[int, FinishedPlay]]) -> list[tuple[str, str, list[tuple[int, float]]]]:
-    """One line per player (the most frequent first), each point (play number, score)."""
+    """One line per player (the most frequent first), each point (play number, score), each in
+    a colour no other line has (:func:`line_colours`)."""
     counts: dict[str, int] = {}
-    colours: dict[str, str] = {}
     for _sid, play in plays:
         for p in play.players:
             if p.score is not None:
                 counts[p.name] = counts.get(p.name, 0) + 1
-                colours[p.name] = p.colour or ""
     names = sorted(counts, key=lambda n: (-counts[n], n))[:MAX_LINES]
+    colours = line_colours(plays, names)
     series = []
     for name in names:
         pts = [(i, float(p.score)) for i, (_sid, play) in enumerate(plays) for p in play.players
                if p.name == name and p.score is not None]
         series.append((name, colours[name], pts))
     return series
+
+
+def line_colours(plays: list[tuple[int, FinishedPlay]], names: list[str]) -> dict[str, str]:
+    """A colour of the player palette (:data:`~companion.session.PLAYER_COLOURS`) for each of
+    *names* (the charted players, in chart order), no two alike, from the plays they have a
+    score in.
+
+    A player keeps the colour of their latest play where no other charted player's latest play
+    had it too; where several had it, whoever wore it in the latest play keeps it (the first in
+    *names* if that is a tie). The others, in *names* order, take the newest colour they wore
+    that is still free, else the palette's first free colour. With no more names than the
+    palette has colours (:data:`MAX_LINES`), every one gets a colour.
+    """
+    worn: dict[str, list[tuple[int, str]]] = {name: [] for name in names}  # (play, colour), oldest first
+    for i, (_sid, play) in enumerate(plays):
+        for p in play.players:
+            if p.name in worn and p.score is not None:
+                worn[p.name].append((i, p.colour or ""))
+    claims = sorted((history[-1][1], -history[-1][0], order, name)
+                    for order, (name, history) in enumerate(worn.items())
+                    if history and history[-1][1] in PLAYER_COLOURS)
+    colours: dict[str, str] = {}
+    for colour, _newest_first, _order, name in claims:  # each colour's latest wearer comes first
+        if colour not in colours.values():
+            colours[name] = colour
+    for name in names:
+        if name not in colours:
+            taken = set(colours.values())
+            own = [colour for _i, colour in reversed(worn[name])]  # newest first
+            free = (c for c in (*own, *PLAYER_COLOURS) if c in PLAYER_COLOURS and c not in taken)
+            colours[name] = next(free, "")
+    return colours
 
 
 SCREEN = HistoryScreen
