@@ -115,6 +115,13 @@ class DrakonScreen(BaseScreen):
         session = self._ours()
         return session is not None and "coins" in session.score_sheet.get(player, {})
 
+    def _entry(self, player: str, doc: dict[str, Any], state: DrakonPlay) -> str:
+        """*player*'s secret entry: ``"none"``, ``"stale"`` (their count has changed since: a
+        coin found, lost or stolen) or ``"done"``."""
+        if not self._has_entered(player):
+            return "none"
+        return "done" if len(doc["players"][player]["coins"]) == state.counts.get(player, 0) else "stale"
+
     # -- drawing -------------------------------------------------------------------------------
 
     def on_pre_enter(self, *_: Any) -> None:
@@ -190,12 +197,8 @@ class DrakonScreen(BaseScreen):
             card.hero_button.bind(on_release=lambda _b, n=name: self.use_ability(n))
             extras.add_widget(card.hero_button)
         player = doc["players"][name]
-        if not self._has_entered(name):
-            secret = TR._("Enter coins in secret")
-        elif len(player["coins"]) != state.counts.get(name, 0):  # a count says nothing of worth
-            secret = TR._("Coins changed: enter again")
-        else:
-            secret = TR._("Coins entered ✓")
+        secret = {"none": TR._("Enter coins in secret"), "stale": TR._("Coins changed: enter again"),
+                  "done": TR._("Coins entered ✓")}[self._entry(name, doc, state)]
         card.secret_button = TouchButton(text=secret)
         card.secret_button.bind(on_release=lambda _b, n=name: self.open_secret(n))
         extras.add_widget(card.secret_button)
@@ -251,8 +254,8 @@ class DrakonScreen(BaseScreen):
     def _rescore(self, doc: dict[str, Any]) -> None:
         """The summary line (:func:`~companion.ui.games.drakon_text.summary_text`): before the
         reveal it never shows a value, a total or who leads."""
-        names = self._names()
-        entered = sum(1 for n in names if self._has_entered(n))
+        names, state = self._names(), self._state()
+        entered = sum(1 for n in names if self._entry(n, doc, state) == "done")  # a stale entry is not
         self.summary = summary_text(doc, names, entered, variant=self.variant, revealed=self.revealed)
 
     # -- commands ------------------------------------------------------------------------------

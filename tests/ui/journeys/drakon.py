@@ -177,6 +177,17 @@ async def drakon_secret_scoring(app: Any) -> None:
         assert sheet.cards[name].ids.stepper.value == len(coins)  # the count followed: no secret
         assert sheet.cards[name].secret_button.text.startswith("Coins entered")
     assert "Goal reached: Anna" in plain(sheet.summary)  # who, never how much
+    assert "Secret coins entered: 2 of 2" in plain(sheet.summary), sheet.summary
+
+    # A coin lost since (the public count lowered): that entry no longer counts until made again.
+    last = list(entered)[-1]
+    await tap(app, next(w for w in sheet.cards[last].ids.stepper.walk() if getattr(w, "text", None) == "−"))
+    await app.wait_clock_frames(2)
+    assert sheet.cards[last].secret_button.text.startswith("Coins changed"), sheet.cards[last].secret_button.text
+    assert "Secret coins entered: 1 of 2" in plain(sheet.summary), sheet.summary
+    await tap(app, plus_of(sheet.cards[last].ids.stepper))
+    await app.wait_clock_frames(2)
+    assert "Secret coins entered: 2 of 2" in plain(sheet.summary), sheet.summary
 
     # A tap does not reveal; a hold does.
     await tap(app, sheet.reveal_button)
