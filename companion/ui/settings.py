@@ -54,6 +54,8 @@ class SettingsScreen(BaseScreen):
     """
 
     message = StringProperty("")
+    """What the screen says, in a band above every page that keeps its height while empty (a
+    message coming or going moves no key of the PIN pads and no row)."""
     ports: list[str] = ObjectProperty([])
     cameras: list[str] = ObjectProperty([])
     host: HostRequests | None = ObjectProperty(None, allownone=True)

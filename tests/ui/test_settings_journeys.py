@@ -19,6 +19,15 @@ def test_ui_settings_new_pin_typed_twice(tmp_path: Path, display: str) -> None:
 
 
 @pytest.mark.parametrize("size", ("800x480", "720x1280"))
+def test_ui_settings_pin_pads_hold_still_under_a_message(tmp_path: Path, display: str, size: str) -> None:
+    from kiosk.pin import CONFIG_MIN_COST_N, hash_pin
+
+    env = scratch(tmp_path, f'[ui]\nkiosk = true\nadmin_pin_hash = "{hash_pin("2468", cost_n=CONFIG_MIN_COST_N)}"\n')
+    [out] = drive("pin_pads_hold_still", env, display, size=size)
+    assert out["moved_px"] == {"wrong": 0, "short": 0, "first": 0, "differ": 0}, out
+
+
+@pytest.mark.parametrize("size", ("800x480", "720x1280"))
 def test_ui_settings_rows_saved_and_taken_into_use(tmp_path: Path, display: str, size: str) -> None:
     [out] = drive("rows_saved", scratch(tmp_path), display, size=size)
     assert out == {"volume": 60, "warnings": [15], "turn_clock": {"budget_s": 420, "increment_s": 5}}

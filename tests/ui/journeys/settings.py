@@ -1,6 +1,6 @@
-"""Journeys through the Settings screen and the turn clock: a new PIN typed twice, the rows
-(volume, warnings, the turn clock's defaults) changed by taps and saved, the Advanced rows, and
-the turn clock's panels as its buttons.
+"""Journeys through the Settings screen and the turn clock: a new PIN typed twice, PIN pads that
+hold still under a message, the rows (volume, warnings, the turn clock's defaults) changed by
+taps and saved, the Advanced rows, and the turn clock's panels as its buttons.
 
 Taps only: rows further down the list are reached with the list's own "More" cue, never by
 setting the scroll position.
@@ -281,4 +281,52 @@ async def new_clock_asks(app: Any) -> None:
     result(asked=True, reset=True)
 
 
-JOURNEYS = {f.__name__: f for f in (pin_twice, rows_saved, advanced_pins, turn_panels, new_clock_asks)}
+def key_rects(pad: Any) -> list[tuple[float, float, float, float]]:
+    """Every key of PIN pad *pad*: its place in the window and its size (px)."""
+    return [(*w.to_window(w.x, w.y), w.width, w.height) for w in pad.walk(restrict=True)
+            if type(w).__name__ == "TouchButton"]
+
+
+def moved_px(before: list[tuple[float, float, float, float]], now: list[tuple[float, float, float, float]]) -> float:
+    """How far the furthest-moved key edge went between *before* and *now* (px)."""
+    assert len(before) == len(now) == 12, (len(before), len(now))
+    return max(abs(a - b) for old, new in zip(before, now, strict=True) for a, b in zip(old, new, strict=True))
+
+
+async def pin_pads_hold_still(app: Any) -> None:
+    """Kiosk mode: the admin PIN's pad, then the new PIN's: a message appearing over a pad
+    ("Wrong PIN", "A PIN has 4 to 8 digits", "The two PINs differ…") or going moves none of its
+    keys, and nothing overlaps. The result is how far the keys moved at each step (px)."""
+    from companion.ui.lang import TR
+
+    await tap(app, find(app, "TouchButton", "Settings"))
+    settings = screen(app, "settings")
+    assert settings.ids.pages.current == "locked"
+    pad = settings.ids.pinpad
+    await app.wait_clock_frames(3)
+    before = key_rects(pad)
+    moves: dict[str, float] = {}
+    await pin(app, "1111")
+    assert settings.message == TR._("Wrong PIN"), settings.message
+    await app.wait_clock_frames(3)
+    moves["wrong"] = moved_px(before, key_rects(pad))
+    assert layout_faults(app) == [], layout_faults(app)
+    await pin(app, "2468")
+    assert settings.ids.pages.current == "settings"
+    await tap(app, settings.ids.change_pin)
+    assert settings.ids.pages.current == "new_pin" and settings.message == ""
+    pad = settings.ids.newpin
+    await app.wait_clock_frames(3)
+    before = key_rects(pad)
+    for step, code, said in (("short", "12", TR._("A PIN has 4 to 8 digits")), ("first", "1234", ""),
+                             ("differ", "4321", TR._("The two PINs differ: type the new PIN again"))):
+        await pin(app, code)
+        assert settings.message == said, (step, settings.message)
+        await app.wait_clock_frames(3)
+        moves[step] = moved_px(before, key_rects(pad))
+        assert layout_faults(app) == [], (step, layout_faults(app))
+    result(moved_px=moves)
+
+
+JOURNEYS = {f.__name__: f for f in (pin_twice, rows_saved, advanced_pins, turn_panels, new_clock_asks,
+                                    pin_pads_hold_still)}
