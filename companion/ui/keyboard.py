@@ -34,6 +34,12 @@ ALPHABETS: dict[str, tuple[str, ...]] = {
 MAX_NAME_LEN = 16
 
 
+def layout_for(lang: str) -> str:
+    """The keyboard layout (a key of :data:`ALPHABETS`) of the app's language *lang*: its own
+    layout where there is one, else the English one."""
+    return lang if lang in ALPHABETS else "en"
+
+
 def starts_word(typed: str) -> bool:
     """True where the next letter begins a word (a name is capitalised there by itself)."""
     return not typed or typed[-1] in " -"
@@ -45,7 +51,9 @@ class NameKeyboard(ModalView):  # type: ignore[misc]
     ``add(name)`` returns None when the player was added, or the refusal to show (the name is
     taken, the table is full); a refused name stays typed. Done adds what is typed, if
     anything, and closes. The first letter of each word is a capital unless shift is tapped
-    off. A USB keyboard, where there is one, types here too. Main thread only.
+    off. Each opening starts on the layout of the app's language (:func:`layout_for`); the
+    layout keys switch it for as long as it stays open. A USB keyboard, where there is one,
+    types here too. Main thread only.
     """
 
     typed = StringProperty("")
@@ -77,6 +85,9 @@ class NameKeyboard(ModalView):  # type: ignore[misc]
         self.height = min(Window.height, THEME.u * 10)
         self.typed, self.message, self.refused = "", "", False
         self.shift = True
+        # The app's language, not the layout given when made: the Home screen hands back the
+        # last opening's, which was the old language's after a switch.
+        self.alphabet = layout_for(TR.lang)
         Window.bind(on_textinput=self._on_textinput, on_key_down=self._on_key_down)
         super().open(*args, **kwargs)
 

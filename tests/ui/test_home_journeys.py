@@ -19,6 +19,12 @@ def test_ui_home_name_typed_on_the_keyboard(tmp_path: Path, display: str, size: 
     assert drive("home_keyboard", scratch(tmp_path), display, size=size) == [{"names": ["Dávid", "Юля"]}]
 
 
+def test_ui_home_keyboard_opens_on_the_language_layout(tmp_path: Path, display: str) -> None:
+    [out] = drive("home_keyboard_follows_the_language", scratch(tmp_path), display)
+    assert out["seen"] == {"en": ["en", "qwertyuiop"], "ru": ["ru", "йцукенгшщзхъ"], "hu": ["hu", "qwertzuiopőú"]}
+    assert out["switched"] == "ru" and out["again"] == ["ru", "йцукенгшщзхъ"], out
+
+
 def test_ui_home_language_survives_a_restart(tmp_path: Path, display: str) -> None:
     env = scratch(tmp_path, "[gpio]\nalarm_s = 0.6\n")
     [saved] = drive("home_language_saved", env, display)

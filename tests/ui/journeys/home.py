@@ -311,6 +311,47 @@ async def home_long_name(app: Any) -> None:
     result(home=on_home, scoring=shown(game), faults=home_faults(app))
 
 
+async def home_keyboard_follows_the_language(app: Any) -> None:
+    """The name keyboard opens on the layout of the app's language, each time it opens: Latin in
+    English, Cyrillic after a switch to Русский (even after it was open in English), the
+    Hungarian one in Magyar; its layout keys still switch it while it is open."""
+    from companion.ui.keyboard import ALPHABETS
+
+    home = screen(app, "home")
+
+    async def opened() -> tuple[str, str]:
+        """Tap the name field; the keyboard's layout and its first row as its keys show it."""
+        await tap(app, home.ids.name_input)
+        keyboard = home.keyboard
+        assert keyboard is not None and keyboard.parent is not None, "the keyboard did not open"
+        first_row = "".join(k.letter for k in keyboard.letter_keys[:len(ALPHABETS[keyboard.alphabet][0])])
+        return keyboard.alphabet, first_row
+
+    async def close() -> None:
+        assert home.keyboard is not None
+        await tap(app, home.keyboard.ids.done)
+        await until(app, lambda: home.keyboard is None)
+
+    seen = {"en": await opened()}
+    await close()
+    for lang, title in (("ru", "Русский"), ("hu", "Magyar")):
+        await tap(app, find(app, "TouchButton", title))
+        seen[lang] = await opened()
+        await close()
+    await tap(app, find(app, "TouchButton", "Русский"))
+    alphabet, _row = await opened()
+    keyboard = home.keyboard
+    await tap(app, keyboard.ids.abc_en)  # still switchable: a Latin name at a Russian table
+    await type_letters(app, keyboard, "John")
+    await tap(app, keyboard.ids.done)
+    await until(app, lambda: home.keyboard is None)
+    assert names(app) == ["John"], names(app)
+    again = await opened()  # a new opening starts on the language's layout again
+    await close()
+    result(seen=seen, switched=alphabet, again=again)
+
+
 JOURNEYS = {f.__name__: f for f in (home_keyboard, home_language_saved, home_language_restored,
                                      home_language_unsaved, home_player_counts, home_stable_chips,
-                                     home_fifth_game, home_start_over, home_long_name)}
+                                     home_fifth_game, home_start_over, home_long_name,
+                                     home_keyboard_follows_the_language)}
