@@ -25,7 +25,7 @@ from companion.errors import CompanionError
 from companion.games import find_game
 from companion.history import SAND_TIMER, game_name
 from companion.session import PLAYER_COLOURS, Player
-from companion.ui.keyboard import ALPHABETS, NameKeyboard
+from companion.ui.keyboard import NameKeyboard
 from companion.ui.lang import TR
 from companion.ui.screens import BaseScreen
 from companion.ui.services import game_choices
@@ -83,7 +83,6 @@ class HomeScreen(BaseScreen):
         self._shown: list[Player] = []  # the chips in the players' grid: the players, and those just removed
         self._gone: set[str] = set()  # removed players whose chip still stands, to bring them back
         self._recent: list[tuple[str, str]] = []  # the recent players' row, as it was when the screen opened
-        self._alphabet = ""
         self._recent_trigger = Clock.create_trigger(lambda _dt: self._build_recent(), -1)
         super().__init__(**kwargs)
 
@@ -181,15 +180,13 @@ class HomeScreen(BaseScreen):
             return
         if self.keyboard is not None:
             return
-        alphabet = self._alphabet or (TR.lang if TR.lang in ALPHABETS else "en")
         keyboard = NameKeyboard(add=self.admit, next_colour=self.next_colour, colour=self.colour,
-                                colour_rgba=self.colour_rgba, alphabet=alphabet)
+                                colour_rgba=self.colour_rgba)
         follow = [("colour", keyboard.setter("colour")), ("colour_rgba", keyboard.setter("colour_rgba"))]
         for name, setter in follow:
             self.fbind(name, setter)
 
         def closed(*_: Any) -> None:
-            self._alphabet = keyboard.alphabet
             for name, setter in follow:
                 self.funbind(name, setter)
             self.keyboard = None

@@ -85,9 +85,7 @@ class NameKeyboard(ModalView):  # type: ignore[misc]
         self.height = min(Window.height, THEME.u * 10)
         self.typed, self.message, self.refused = "", "", False
         self.shift = True
-        # The app's language, not the layout given when made: the Home screen hands back the
-        # last opening's, which was the old language's after a switch.
-        self.alphabet = layout_for(TR.lang)
+        self.alphabet = layout_for(TR.lang)  # each opening: the app's language's letters
         Window.bind(on_textinput=self._on_textinput, on_key_down=self._on_key_down)
         super().open(*args, **kwargs)
 
