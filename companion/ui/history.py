@@ -101,7 +101,8 @@ class HistoryScreen(BaseScreen):
         for _sid, play in reversed(shown):
             when = datetime.fromtimestamp(play.ended_wall, tz=UTC).strftime("%Y-%m-%d")
             winners = ", ".join(p.name for p in play.players if p.is_winner)
-            scores = "  ".join(f"{p.name} {p.score}" for p in play.players if p.score is not None)
+            # a no-break space: a wrapped row never parts a name from its score
+            scores = "  ".join(f"{p.name}\u00a0{p.score}" for p in play.players if p.score is not None)
             rows.add_widget(FitLabel(text=f"{when}  {TR._(play.game_name)}  ★ {winners}   {scores}",
                                      halign="left", shorten=one_line, shorten_from="right"))
 

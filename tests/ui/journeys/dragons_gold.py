@@ -178,6 +178,9 @@ async def history_after_scoring(app: Any) -> None:
     from tests.ui.layout import faults
 
     [(sid, play)] = history._plays
+    [row] = history.ids.rows.children
+    for p in play.players:  # a row that wraps never parts a name from its score
+        assert f"{p.name}\u00a0{p.score}" in row.text, row.text
     long = replace(play, players=tuple(replace(p, name="Wwwwwwwwwwwwwwww") if p.name == "D" else p
                                        for p in play.players))
     history._plays = [(sid, play)] + [(sid, long)] * 7
