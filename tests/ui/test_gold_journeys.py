@@ -30,7 +30,7 @@ def test_ui_gold_two_players_full_tie_wide(tmp_path: Path, display: str) -> None
 
 def test_ui_gold_odd_sheet_warns_and_fits_on_the_small_panel(tmp_path: Path, display: str) -> None:
     [out] = drive("gold_odd_sheet", scratch(tmp_path), display)
-    assert out == {"summary": "X 5 ★   Y 4"}
+    assert out == {"summary": "X\u00a05\u00a0★   Y\u00a04"}  # no-break spaces: one name, points and star
 
 
 @pytest.mark.parametrize("size", ["800x480", "720x1280"])

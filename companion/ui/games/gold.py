@@ -253,7 +253,8 @@ class GoldScoreScreen(BaseScreen):
         if self.walk is None:
             return ""
         winners = self.walk.tie_break.winners
-        return "   ".join(f"{name} {pile.points}{' ★' if name in winners else ''}"
+        star = "\u00a0★"  # no-break spaces: a wrapped line never parts a name, its points and its star
+        return "   ".join(f"{name}\u00a0{pile.points}{star if name in winners else ''}"
                           for name, pile in self.walk.steps[-1].piles.items())
 
     def _draw_scoring(self, doc: dict[str, Any] | None) -> None:
