@@ -93,7 +93,8 @@ class SettingsScreen(BaseScreen):
         self.ids.rows.bind(height=self._check_scroll)
 
     def on_pre_enter(self, *_: Any) -> None:
-        self.message = ""
+        # changes left unsaved when the screen was last left are still waiting: say so again
+        self.message = TR._("Not saved yet: tap Save") if self.pending else ""
         self._confirming = ""
         locked = self.svc.config["ui.kiosk"] and not self.svc.unlocked
         self.ids.pages.current = "locked" if locked else "settings"

@@ -134,6 +134,10 @@ async def rows_saved(app: Any) -> None:
     await bump(app, settings, "turn_clock.increment_s", "+")  # 0 -> 5 s
     assert settings.pending == {"ui.volume": 60, "timer.warnings_s": [15, 2], "turn_clock.budget_s": 420,
                                 "turn_clock.increment_s": 5}, settings.pending
+    # Left unsaved and come back to: the changes wait, and the screen says so.
+    await tap(app, find(app, "TouchButton", "Home"))
+    await tap(app, find(app, "TouchButton", "Settings"))
+    assert settings.message == "Not saved yet: tap Save" and not settings.ids.save.disabled, settings.message
     await tap(app, settings.ids.save)
     assert settings.message == "Saved", settings.message
     saved = config_file(app)
