@@ -10,7 +10,7 @@ from typing import Any
 
 from tests.games.gold_helpers import EXAMPLE_3_PILES
 from tests.processes import run
-from tests.ui.kit import find, result, screen, start_game, tap
+from tests.ui.kit import find, result, screen, settle, start_game, tap
 
 # Example 4 (2 players) after X's last turn: the orange set is on X's pile, Y's blue 8 stolen.
 EXAMPLE_4 = {
@@ -228,7 +228,7 @@ async def gold_two_players(app: Any) -> None:
         assert chart.x + i * slot <= label.center_x <= chart.x + (i + 1) * slot, (name, label.center_x, chart.x)
     assert layout_faults(app) == [], layout_faults(app)
     popup.dismiss()
-    await app.wait_clock_frames(2)
+    await settle(app)  # a dialog fading out still takes every touch
     await next_game_starts_blank(app, sheet, list(EXAMPLE_4))
     result(**expected)
 
@@ -242,6 +242,7 @@ async def next_game_starts_blank(app: Any, sheet: Any, players: list[str]) -> No
     plays = len(finished_plays(app.svc.store))
     home = screen(app, "home")
     await tap(app, find(app, "TouchButton", "Home"))
+    assert app.manager.current == "home"
     await tap(app, home.ids.start)
     assert app.manager.current == "game:gold", app.manager.current
     await app.wait_clock_frames(2)
