@@ -37,7 +37,7 @@ from companion.events import TimerCancelled, TimerEvent, TimerExpired, TimerRese
 from companion.session import SessionRebuilt, TableSession
 from companion.timers import MAX_TIMER_S, Phase
 from companion.ui.announcement import Announcer
-from companion.ui.bars import NavBar, StatusStrip
+from companion.ui.bars import NavBar, StatusStrip, storage_banner
 from companion.ui.games import screen_class
 from companion.ui.history import HistoryScreen
 from companion.ui.home import HomeScreen
@@ -53,7 +53,7 @@ from companion.ui.turns import TurnScreen
 from companion.ui.venue_feed import VenueFeed
 from firmware_bridge.accessory import AccessoryBridge, AccessoryStatus
 from firmware_bridge.firmware import accessory_proto
-from firmware_bridge.gpio import ButtonActions, PanelSettings, SandTimerPanel
+from firmware_bridge.gpio import SandTimerPanel
 from kiosk.host import HostRequests
 from kiosk.watchdog import Notifier
 
@@ -72,18 +72,6 @@ STORE_RETRY_S = 2.0
 """While the disk refuses the database's writes, the app tries to write the held moves this often."""
 
 log = logging.getLogger(__name__)
-
-
-def storage_banner(trouble: str | None) -> str:
-    """The status strip's banner while the database cannot be written (``Store.trouble``), in
-    the language now in use; empty while everything is saved."""
-    if trouble is None:
-        return ""
-    if trouble == "full":
-        return TR._("storage full: moves are not being saved")
-    if trouble in ("read-only", "no permission"):
-        return TR._("storage is read-only: moves are not being saved")
-    return TR._("storage is failing: moves are not being saved")
 
 
 class Root(BoxLayout):  # type: ignore[misc]
@@ -363,12 +351,8 @@ class CompanionApp(App):  # type: ignore[misc]
         """Show screen *name*; ``"game"`` is the session's game's screen, the Timer screen at a
         sand-timer. With nothing going but a session left open, the Timer, Turns and Game tabs
         resume it first (the Timer screen then shows its timer going, as Home's Resume would)."""
-        if name in ("timer", "turns", "game") and self.svc.session is None \
-                and self.svc.store.open_session() is not None:
-            self._attempt(self.svc.ensure_session)
-            shown = self._timer_to_show()
-            if name == "timer" and shown is not None:
-                self._screens["timer"].select(shown)
+        if name in ("timer", "turns", "game"):
+            self._resume_left_open(show_timer=False)
         if name == "game":
             game = self.svc.session.game if self.svc.session is not None else "timer"
             name = f"game:{game}" if f"game:{game}" in self._screens else "timer"
@@ -389,6 +373,19 @@ class CompanionApp(App):  # type: ignore[misc]
             self.manager.current = "timer"
         else:
             self.manager.current = "timer" if game == "timer" else f"game:{game}"
+
+    def _resume_left_open(self, *, show_timer: bool) -> bool:
+        """With nothing going but a session left open: resume it, select its timer going on the
+        Timer screen (and with *show_timer*, show that screen). Whether it resumed one."""
+        if self.svc.session is not None or self.svc.store.open_session() is None:
+            return False
+        self._attempt(self.svc.ensure_session)
+        shown = self._timer_to_show()
+        if shown is not None:
+            self._screens["timer"].select(shown)
+            if show_timer:
+                self.manager.current = "timer"
+        return True
 
     def _resumed_in_place(self, session: TableSession) -> None:
         """The session left open was resumed by a timer's tap or the button (not by Home's
@@ -451,14 +448,8 @@ class CompanionApp(App):  # type: ignore[misc]
         """The physical button: start/pause the timer on screen (or the newest one). With nothing
         going but a session left open, a press resumes it and shows its timer, as Home's Resume
         would; the next press starts or pauses."""
-        if self.svc.session is None and self.svc.store.open_session() is not None:
-            self._attempt(self.svc.ensure_session)
-            shown = self._timer_to_show()
-            if shown is not None:
-                self._screens["timer"].select(shown)
-                self.manager.current = "timer"
-            return
-        self._screens["timer"].toggle()
+        if not self._resume_left_open(show_timer=True):
+            self._screens["timer"].toggle()
 
     def button_reset(self) -> None:
         self._screens["timer"].reset()
@@ -502,26 +493,3 @@ class CompanionApp(App):  # type: ignore[misc]
 def kivy_post(fn: Any) -> None:
     """Hand *fn* to Kivy's main thread (gpiozero's handlers run on their own threads)."""
     Clock.schedule_once(lambda _dt: fn())
-
-
-def make_accessory(services: Services, app: list[CompanionApp]) -> AccessoryBridge | None:
-    """The accessory bridge for the config's port (None for ``none``); its button and its
-    status reach the app (in *app*, filled once the app exists) on the main thread."""
-    config = services.config
-    if config["accessory.port"] == "none":
-        return None
-    return AccessoryBridge(config["accessory.port"], kivy_post,
-                           ButtonActions(toggle=lambda: app[0].button_toggle(),
-                                         reset=lambda: app[0].button_reset(),
-                                         silenced=lambda: app[0].button_silenced()),
-                           usb_ids=config["accessory.usb_ids"], brightness=config["accessory.brightness"],
-                           alarm_s=config["gpio.alarm_s"],
-                           on_status=lambda status: app[0].accessory_changed(status))
-
-
-def make_panel(services: Services, setup: Any, app: list[CompanionApp]) -> SandTimerPanel:
-    """The GPIO panel; its button acts on the app (in *app*, filled once the app exists)."""
-    return SandTimerPanel(PanelSettings.from_config(services.config), setup, kivy_post,
-                          ButtonActions(toggle=lambda: app[0].button_toggle(),
-                                        reset=lambda: app[0].button_reset(),
-                                        silenced=lambda: app[0].button_silenced()))

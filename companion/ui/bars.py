@@ -1,5 +1,6 @@
 """The app shell's two bars: the status strip along the top and the navigation bar along the
-bottom. Their layout is in ``companion.kv``; they hold no logic beyond fitting their texts.
+bottom, and the strip's banner text while the database cannot be written. Their layout is in
+``companion.kv``; they hold no logic beyond fitting their texts.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from kivy.clock import Clock
 from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 
+from companion.ui.lang import TR
 from companion.ui.theme import THEME
 from companion.ui.widgets import MIN_FONT_PX
 
@@ -18,6 +20,18 @@ NAV_COMPACT_U = 12
 """A window narrower than this many touch units shows undo and redo as arrows alone."""
 NAV_FONT_U = 0.42
 """The nav bar's largest font, in touch units (every button's label, as a FitLabel's)."""
+
+
+def storage_banner(trouble: str | None) -> str:
+    """The status strip's banner while the database cannot be written (``Store.trouble``), in
+    the language now in use; empty while everything is saved."""
+    if trouble is None:
+        return ""
+    if trouble == "full":
+        return TR._("storage full: moves are not being saved")
+    if trouble in ("read-only", "no permission"):
+        return TR._("storage is read-only: moves are not being saved")
+    return TR._("storage is failing: moves are not being saved")
 
 
 class StatusStrip(BoxLayout):  # type: ignore[misc]

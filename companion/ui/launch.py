@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from companion.ui.services import Services
     from companion.ui.venue_feed import VenueFeed
+    from firmware_bridge.accessory import AccessoryBridge
+    from firmware_bridge.gpio import SandTimerPanel
     from venue.link import VenueSettings
 
 
@@ -169,12 +171,42 @@ def make_venue(services: Services, settings: VenueSettings) -> VenueFeed:
     return feed
 
 
+def make_accessory(services: Services, app: list[Any]) -> AccessoryBridge | None:
+    """The accessory bridge for the config's port (None for ``none``); its button and its
+    status reach the app (in *app*, filled once the app exists) on the main thread."""
+    from companion.ui.app import kivy_post
+    from firmware_bridge.accessory import AccessoryBridge
+    from firmware_bridge.gpio import ButtonActions
+
+    config = services.config
+    if config["accessory.port"] == "none":
+        return None
+    return AccessoryBridge(config["accessory.port"], kivy_post,
+                           ButtonActions(toggle=lambda: app[0].button_toggle(),
+                                         reset=lambda: app[0].button_reset(),
+                                         silenced=lambda: app[0].button_silenced()),
+                           usb_ids=config["accessory.usb_ids"], brightness=config["accessory.brightness"],
+                           alarm_s=config["gpio.alarm_s"],
+                           on_status=lambda status: app[0].accessory_changed(status))
+
+
+def make_panel(services: Services, setup: Any, app: list[Any]) -> SandTimerPanel:
+    """The GPIO panel; its button acts on the app (in *app*, filled once the app exists)."""
+    from companion.ui.app import kivy_post
+    from firmware_bridge.gpio import ButtonActions, PanelSettings, SandTimerPanel
+
+    return SandTimerPanel(PanelSettings.from_config(services.config), setup, kivy_post,
+                          ButtonActions(toggle=lambda: app[0].button_toggle(),
+                                        reset=lambda: app[0].button_reset(),
+                                        silenced=lambda: app[0].button_silenced()))
+
+
 def _assemble(config: Any, config_path: Path | None, store: Any, app_class: Any, on_venue: Any = None) -> Any:
     """The app around an open store: services, GPIO, accessory, camera, venue, the app object."""
     from companion.clock import MonotonicClock
     from companion.config import default_config_path
     from companion.events import EventBus
-    from companion.ui.app import STRIP_ACCESSORY, CompanionApp, Hardware, make_accessory, make_panel
+    from companion.ui.app import STRIP_ACCESSORY, CompanionApp, Hardware
     from companion.ui.services import Services
     from firmware_bridge.gpio import choose_pin_factory
     from firmware_bridge.serial_ports import list_serial_ports

@@ -37,7 +37,7 @@ async def _start_negotiation(app: Any) -> Any:
 async def _banner_then_room(app: Any, timer: Any, make_room: Callable[[], None]) -> None:
     """With the banner up after a move: readable, over any passing message, there through a
     retry that finds no room; then room, and the app's retry saves the move."""
-    from companion.ui.app import storage_banner
+    from companion.ui.bars import storage_banner
     from tests.ui.layout import faults
 
     store = app.svc.store
