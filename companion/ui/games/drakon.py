@@ -157,7 +157,7 @@ class DrakonScreen(BaseScreen):
                 rows.add_widget(card)
         self._fit_table()
         self._build_actions(state)
-        self._rescore(doc)
+        self._rescore(doc, state)
 
     def on_kv_post(self, *_: Any) -> None:
         self.ids.scroll.bind(size=self._fit_table)
@@ -251,10 +251,10 @@ class DrakonScreen(BaseScreen):
             on_hold=lambda _b: self.reveal())
         box.add_widget(self.reveal_button)
 
-    def _rescore(self, doc: dict[str, Any]) -> None:
+    def _rescore(self, doc: dict[str, Any], state: DrakonPlay) -> None:
         """The summary line (:func:`~companion.ui.games.drakon_text.summary_text`): before the
         reveal it never shows a value, a total or who leads."""
-        names, state = self._names(), self._state()
+        names = self._names()
         entered = sum(1 for n in names if self._entry(n, doc, state) == "done")  # a stale entry is not
         self.summary = summary_text(doc, names, entered, variant=self.variant, revealed=self.revealed)
 
