@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from companion.ui.services import Services
     from companion.ui.venue_feed import VenueFeed
     from firmware_bridge.accessory import AccessoryBridge
-    from firmware_bridge.gpio import SandTimerPanel
+    from firmware_bridge.gpio import ButtonActions, SandTimerPanel
     from venue.link import VenueSettings
 
 
@@ -176,15 +176,11 @@ def make_accessory(services: Services, app: list[Any]) -> AccessoryBridge | None
     status reach the app (in *app*, filled once the app exists) on the main thread."""
     from companion.ui.app import kivy_post
     from firmware_bridge.accessory import AccessoryBridge
-    from firmware_bridge.gpio import ButtonActions
 
     config = services.config
     if config["accessory.port"] == "none":
         return None
-    return AccessoryBridge(config["accessory.port"], kivy_post,
-                           ButtonActions(toggle=lambda: app[0].button_toggle(),
-                                         reset=lambda: app[0].button_reset(),
-                                         silenced=lambda: app[0].button_silenced()),
+    return AccessoryBridge(config["accessory.port"], kivy_post, _button_actions(app),
                            usb_ids=config["accessory.usb_ids"], brightness=config["accessory.brightness"],
                            alarm_s=config["gpio.alarm_s"],
                            on_status=lambda status: app[0].accessory_changed(status))
@@ -193,12 +189,17 @@ def make_accessory(services: Services, app: list[Any]) -> AccessoryBridge | None
 def make_panel(services: Services, setup: Any, app: list[Any]) -> SandTimerPanel:
     """The GPIO panel; its button acts on the app (in *app*, filled once the app exists)."""
     from companion.ui.app import kivy_post
-    from firmware_bridge.gpio import ButtonActions, PanelSettings, SandTimerPanel
+    from firmware_bridge.gpio import PanelSettings, SandTimerPanel
 
-    return SandTimerPanel(PanelSettings.from_config(services.config), setup, kivy_post,
-                          ButtonActions(toggle=lambda: app[0].button_toggle(),
-                                        reset=lambda: app[0].button_reset(),
-                                        silenced=lambda: app[0].button_silenced()))
+    return SandTimerPanel(PanelSettings.from_config(services.config), setup, kivy_post, _button_actions(app))
+
+
+def _button_actions(app: list[Any]) -> ButtonActions:
+    """What a button (the GPIO panel's or the accessory's) does to the app in *app*."""
+    from firmware_bridge.gpio import ButtonActions
+
+    return ButtonActions(toggle=lambda: app[0].button_toggle(), reset=lambda: app[0].button_reset(),
+                         silenced=lambda: app[0].button_silenced())
 
 
 def _assemble(config: Any, config_path: Path | None, store: Any, app_class: Any, on_venue: Any = None) -> Any:
