@@ -194,8 +194,9 @@ def main() -> int:
         w, h = (int(v) for v in size.split("x"))
         if tuple(Window.size) != (w, h):
             Window.size = (w, h)
-        if TR.lang != lang:
-            app.set_language(lang)
+        if TR.lang != lang:  # as Home's language buttons do: kept in the (scratch) config too
+            app.manager.get_screen("home").set_language(lang)
+            app.refresh()  # Settings shows the language saved
         name, _, page = STATES.get(screen, screen).partition("#")
         game = name.split(":", 1)[1] if name.startswith("game:") else "dragons-gold"
         if app.svc.session is not sessions[game]:
