@@ -85,6 +85,12 @@ class Redo(Command, kind="redo"):
 
 
 @dataclass(frozen=True)
+class Seen(Command, kind="session.seen"):
+    """The app was open and saw a timer run out: a later resume does not say that it ran out
+    while the app was closed. No action: undo passes over it."""
+
+
+@dataclass(frozen=True)
 class Unrecognised(Command):
     """An event of a kind this version does not know (a later version's log, or a hand-edited
     one): kept in the log as stored, applied as nothing."""

@@ -238,8 +238,13 @@ class TableSession:
         self.bus.publish(SessionChanged(commands.Redo.KIND, self.now()))
 
     def poll(self) -> None:
-        """Publish what has fallen due: warnings, expiries, a player running out of time."""
+        """Publish what has fallen due: warnings, expiries, a player running out of time. A
+        timer's running out is noted in the log (:class:`~companion.commands.Seen`), so that a
+        resume does not report it as having run out while the app was closed."""
+        running = [n for n in self.board.names if self.board[n].phase is Phase.RUNNING]
         self.board.poll()
+        if not self._quiet.quiet and any(self.board[n].phase is Phase.EXPIRED for n in running):
+            self._record(commands.Seen())
         if self.turn_clock is not None:
             self.turn_clock, events = self.turn_clock.poll(self._clock.now())
             for event in events:
@@ -282,6 +287,10 @@ class TableSession:
     @_handle.register
     def _on_unrecognised(self, command: commands.Unrecognised, now: float) -> None:
         """Nothing: the event stays in the log for the version that knows it."""
+
+    @_handle.register
+    def _on_seen(self, command: commands.Seen, now: float) -> None:
+        self.board.poll()  # what ran out by then ran out with the app open
 
     @_handle.register
     def _on_session_started(self, command: commands.SessionStarted, now: float) -> None:

@@ -25,13 +25,14 @@ JSON_VALUES = st.recursive(st.none() | st.booleans() | st.integers() | SECONDS |
                            lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TEXT, inner, max_size=3),
                            max_leaves=6)
 DATA = st.dictionaries(TEXT, JSON_VALUES, max_size=4)
-KNOWN = {"session.started", "undo", "redo", "timer.add", "timer.toggle", "timer.adjust", "timer.flip", "timer.reset",
+KNOWN = {"session.started", "session.seen", "undo", "redo", "timer.add", "timer.toggle", "timer.adjust", "timer.flip", "timer.reset",
          "timer.cancel", "turn.setup", "turn.tap", "turn.pause", "score.set", "score.set_many", "score.option",
          "score.rules", "table.seats", "game.finished"}
 """Every kind the session has ever stored, but the ``play.`` family."""
 
 COMMANDS: dict[type[Command], st.SearchStrategy[Command]] = {
     commands.SessionStarted: st.builds(commands.SessionStarted, TEXT, st.lists(st.tuples(TEXT, TEXT)).map(tuple)),
+    commands.Seen: st.builds(commands.Seen),
     commands.Undo: st.builds(commands.Undo),
     commands.Redo: st.builds(commands.Redo),
     commands.Unrecognised: st.builds(commands.Unrecognised,

@@ -79,6 +79,15 @@ def test_ui_resume_says_a_timer_ran_out_while_closed(tmp_path: Path, display: st
     assert after["alarm"] is None  # said, not rung: it is long over
 
 
+def test_ui_resume_does_not_say_a_timer_ran_out_while_closed_when_it_rang(tmp_path: Path, display: str) -> None:
+    before, after = _kill_and_resume(tmp_path, display, '[timer.presets]\nnegotiation = 3\n', "alarm_then_killed",
+                                     "resume_says_it_ran_out")
+    assert after["session"] == before["session"]
+    assert after["phase"] == "expired" and after["ran_out"] == []
+    assert after["note"] == "Session resumed"
+    assert after["alarm"] is None
+
+
 def test_ui_resume_opens_the_running_timer_not_the_game(tmp_path: Path, display: str) -> None:
     config = "[timer.presets]\nmarket = 3600\n"  # still running however long the restart takes
     before, after = _kill_and_resume(tmp_path, display, config, "game_with_market_until_killed",

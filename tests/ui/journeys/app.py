@@ -226,6 +226,16 @@ async def run_until_killed(app: Any) -> None:
     await app.async_sleep(600)  # killed long before: the test waits for the RESULT line
 
 
+async def alarm_then_killed(app: Any) -> None:
+    """For the kill test: the negotiation runs out with the app open (its alarm goes off, nobody
+    taps it away); wait to be killed."""
+    await tap(app, find(app, "TouchButton", "Start"))
+    await tap(app, screen(app, "timer").ids.preset_negotiation)
+    await run_until(app, lambda: app.alarm is not None, within_s=10, what="the alarm")
+    result(session=app.svc.session.id, deadline_mono=_clock(app))  # the next start comes after it
+    await app.async_sleep(600)
+
+
 async def resume_says_it_ran_out(app: Any) -> None:
     """For the kill test: resume from Home; the negotiation ran out meanwhile: the strip says
     so, and the Timer screen shows it."""
@@ -308,7 +318,7 @@ async def button_pressed_before_resume(app: Any) -> None:
 
 
 JOURNEYS = {f.__name__: f for f in (alarm_sounds_and_flashes_until_tap, silent_at_volume_zero, no_audio_device,
-                                     strip_message_clears, export_popup_with_qr, run_until_killed,
+                                     strip_message_clears, export_popup_with_qr, run_until_killed, alarm_then_killed,
                                      resume_says_it_ran_out, game_with_market_until_killed,
                                      resume_opens_the_timer, timer_tapped_before_resume,
                                      game_tapped_before_resume, button_pressed_before_resume)}
