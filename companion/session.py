@@ -222,20 +222,23 @@ class TableSession:
     def can_redo(self) -> bool:
         return bool(self._undone)
 
-    def undo(self) -> None:
-        """Take back the last timer or turn-clock action (durably: ``undo`` is logged)."""
+    def undo(self) -> StoredEvent:
+        """Take back the last action (durably: ``undo`` is logged); the event taken back."""
         if not self.can_undo:
             raise TimerStateError("nothing to undo")
         self._record(commands.Undo())
         self._rebuild("undo")
         self.bus.publish(SessionChanged(commands.Undo.KIND, self.now()))
+        return self._undone[-1]
 
-    def redo(self) -> None:
+    def redo(self) -> StoredEvent:
+        """Put back the last action undone (durably: ``redo`` is logged); the event put back."""
         if not self.can_redo:
             raise TimerStateError("nothing to redo")
         self._record(commands.Redo())
         self._rebuild("redo")
         self.bus.publish(SessionChanged(commands.Redo.KIND, self.now()))
+        return self._log[-1]
 
     def poll(self) -> None:
         """Publish what has fallen due: warnings, expiries, a player running out of time. A

@@ -50,6 +50,7 @@ from companion.ui.sound import Sounds
 from companion.ui.theme import THEME, register_font, rgb
 from companion.ui.timer import TimerScreen, timer_label
 from companion.ui.turns import TurnScreen
+from companion.ui.undo_note import undo_note
 from companion.ui.venue_feed import VenueFeed
 from firmware_bridge.accessory import AccessoryBridge, AccessoryStatus
 from firmware_bridge.firmware import accessory_proto
@@ -309,7 +310,8 @@ class CompanionApp(App):  # type: ignore[misc]
                 self.hw.bridge.command(accessory_proto.SILENCE)
         undo, self._shot_undo = self._shot_undo, 0
         for _ in range(undo):
-            self.undo()
+            if self.svc.session is not None:
+                self.svc.session.undo()
 
     def _touch_down(self, _window: Any, touch: Any) -> bool:
         if self.alarm is None:
@@ -420,13 +422,15 @@ class CompanionApp(App):  # type: ignore[misc]
         self.strip.banner = storage_banner(self._store_trouble)
         self.refresh()
 
-    def undo(self) -> None:
-        if self.svc.session is not None:
-            self._attempt(self.svc.session.undo)
+    def undo(self) -> None:  # the buttons: take back (put back) the last action, and say which
+        session = self.svc.session
+        if session is not None:
+            self._attempt(lambda: self.notify(undo_note(session.undo(), session.board, redone=False)))
 
     def redo(self) -> None:
-        if self.svc.session is not None:
-            self._attempt(self.svc.session.redo)
+        session = self.svc.session
+        if session is not None:
+            self._attempt(lambda: self.notify(undo_note(session.redo(), session.board, redone=True)))
 
     def _attempt(self, action: Any) -> None:
         try:

@@ -62,16 +62,17 @@ def test_session_undo_and_redo_the_last_action(store: Store, clock: FakeClock, b
     s.adjust("t", -10)
     assert s.board["t"].remaining_s(clock.now()) == 45
     rebuilt = Recorder(bus, SessionRebuilt)
-    s.undo()
+    taken = s.undo()
+    assert (taken.kind, taken.data) == ("timer.adjust", {"name": "t", "delta_s": -10})
     assert s.board["t"].remaining_s(clock.now()) == 55
     assert s.can_redo
-    s.redo()
+    assert s.redo() == taken
     assert s.board["t"].remaining_s(clock.now()) == 45
     assert [e.reason for e in rebuilt.events] == ["undo", "redo"]
     s.undo()
-    s.undo()  # the start
+    assert s.undo().kind == "timer.toggle"  # the start
     assert s.board["t"].phase is Phase.IDLE
-    s.undo()  # the add
+    assert s.undo().kind == "timer.add"
     assert "t" not in s.board
     with pytest.raises(TimerStateError, match="nothing to undo"):
         s.undo()

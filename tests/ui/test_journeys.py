@@ -89,7 +89,10 @@ def test_ui_language_switch_at_runtime(tmp_path: Path, display: str) -> None:
 
 
 def test_ui_undo_redo(tmp_path: Path, display: str) -> None:
-    assert drive("undo_redo", scratch(tmp_path), display) == [{"ok": True}]
+    [out] = drive("undo_redo", scratch(tmp_path), display)
+    assert out == {"notes": ["Undone: Market's time changed", "Redone: Market's time changed", "Undone: Market paused",
+                             "Отменено: запуск таймера «Рынок»", "Возвращено: запуск таймера «Рынок»"],
+                   "running": True}
 
 
 def test_ui_new_game_after_one_with_timers(tmp_path: Path, display: str) -> None:

@@ -107,7 +107,10 @@ async def language(app: Any) -> None:
 
 
 async def undo_redo(app: Any) -> None:
-    """+10 s, undo it, redo it."""
+    """+10 s, undo it, redo it; each time the strip says what was taken back or put back, in
+    the language in use."""
+    from companion.timers import Phase
+
     await tap(app, find(app, "TouchButton", "Start"))
     timer = screen(app, "timer")
     await tap(app, timer.ids.preset_market)
@@ -116,14 +119,25 @@ async def undo_redo(app: Any) -> None:
     left = session.board["market"].remaining_s(session.now())
     await tap(app, timer.ids.plus)
     assert session.board["market"].remaining_s(session.now()) == approx(left + 10, abs=1e-6)
+    notes = []
     await tap(app, app.nav.ids.undo)
+    notes.append(app.strip.note)
     assert session.board["market"].remaining_s(session.now()) == approx(left, abs=1e-6)
     await tap(app, app.nav.ids.redo)
+    notes.append(app.strip.note)
     assert session.board["market"].remaining_s(session.now()) == approx(left + 10, abs=1e-6)
     await tap(app, app.nav.ids.undo)
     await tap(app, app.nav.ids.undo)  # the pause
+    notes.append(app.strip.note)
     assert session.board["market"].is_running
-    result(ok=True)
+    app.set_language("ru")
+    await tap(app, app.nav.ids.undo)  # the start
+    notes.append(app.strip.note)
+    assert session.board["market"].phase is Phase.IDLE
+    await tap(app, app.nav.ids.redo)
+    notes.append(app.strip.note)
+    app.set_language("en")
+    result(notes=notes, running=session.board["market"].is_running)
 
 
 async def new_game_after_timers(app: Any) -> None:
