@@ -43,8 +43,11 @@ def faults(window: Any, *, skip: Any = None, min_touch: float = MIN_TOUCH_PX,
     found: list[str] = []
     buttons = [s for s in seen if isinstance(s.widget, ButtonBehavior)]
     texts: list[tuple[Seen, Box]] = []
+    win = window.width, window.height
     for s in seen:
         w = s.widget
+        if (isinstance(w, ButtonBehavior) or (isinstance(w, Label) and w.text.strip())) and _off_window(s, win):
+            found.append(f"{_name(w)} runs off the window: {_box_text(s.full)} in {win[0]}x{win[1]}")
         if isinstance(w, ButtonBehavior):
             width, height = s.full[2] - s.full[0], s.full[3] - s.full[1]
             if width + SLACK_PX < min_touch or height + SLACK_PX < min_touch:
@@ -74,6 +77,26 @@ def faults(window: Any, *, skip: Any = None, min_touch: float = MIN_TOUCH_PX,
             if _overlap(abox, button.box):
                 found.append(f"text {_name(a.widget)} crosses button {_name(button.widget)}")
     return found
+
+
+def _off_window(seen: Seen, size: tuple[int, int]) -> bool:
+    """Whether part of the widget lies beyond the window's edge, where nothing could scroll it
+    into view (it is in no ScrollView)."""
+    from kivy.uix.scrollview import ScrollView
+
+    x0, y0, x1, y1 = seen.full
+    if x0 >= -SLACK_PX and y0 >= -SLACK_PX and x1 <= size[0] + SLACK_PX and y1 <= size[1] + SLACK_PX:
+        return False
+    parent = seen.widget.parent
+    while parent is not None and parent is not parent.parent:
+        if isinstance(parent, ScrollView):
+            return False
+        parent = parent.parent
+    return True
+
+
+def _box_text(box: Box) -> str:
+    return "({:.0f}, {:.0f})-({:.0f}, {:.0f})".format(*box)
 
 
 def _top_layer(window: Any) -> Any:
