@@ -288,8 +288,11 @@ class CompanionApp(App):  # type: ignore[misc]
         if isinstance(event, (TimerStarted, TimerReset, TimerCancelled)):
             self.stop_alarm(silence=False)  # the GPIO panel and the accessory silence themselves
 
-    def _on_rebuilt(self, _event: SessionRebuilt) -> None:
+    def _on_rebuilt(self, event: SessionRebuilt) -> None:
         self.stop_alarm(silence=False)  # undo, redo, resume: whatever rang is taken back or old
+        if event.reason in ("undo", "redo"):
+            for screen in self._screens.values():
+                screen.taken_back()
         self.refresh()
 
     def stop_alarm(self, *, silence: bool = True) -> None:
@@ -423,13 +426,11 @@ class CompanionApp(App):  # type: ignore[misc]
         self.refresh()
 
     def undo(self) -> None:  # the buttons: take back (put back) the last action, and say which
-        session = self.svc.session
-        if session is not None:
+        if (session := self.svc.session) is not None:
             self._attempt(lambda: self.notify(undo_note(session.undo(), session.board, redone=False)))
 
     def redo(self) -> None:
-        session = self.svc.session
-        if session is not None:
+        if (session := self.svc.session) is not None:
             self._attempt(lambda: self.notify(undo_note(session.redo(), session.board, redone=True)))
 
     def _attempt(self, action: Any) -> None:

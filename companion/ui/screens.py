@@ -36,6 +36,9 @@ class BaseScreen(Screen):  # type: ignore[misc]
     def refresh(self) -> None:
         """Redraw from the core after the session changed wholesale (undo, resume, language)."""
 
+    def taken_back(self) -> None:
+        """Undo or Redo changed the session: what the screen said of the last action is old."""
+
 
 class GameScreen(BaseScreen):
     title = StringProperty("")

@@ -338,6 +338,9 @@ class GoldScoreScreen(BaseScreen):
         self.message = ""
         self.refresh()
 
+    def taken_back(self) -> None:
+        self.message, self.refused = "", False  # the strip says what Undo or Redo did
+
     def _say(self, text: str, *, refused: bool = False) -> None:
         self.message, self.refused = text, refused
         if refused:

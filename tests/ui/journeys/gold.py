@@ -196,6 +196,8 @@ async def gold_two_players(app: Any) -> None:
     # Undo takes the extra donkey back off the sheet; redo and a chip do the same by touch.
     await tap(app, app.nav.ids.undo)
     assert app.svc.session.score_document()["players"]["X"]["display"] == EXAMPLE_4["X"][1]
+    # the strip says what went; the page no longer speaks of the card it took back
+    assert (app.strip.note, sheet.message) == ("Undone: X's score entry", "")
     await tap(app, app.nav.ids.redo)
     assert "purple:donkey" in app.svc.session.score_document()["players"]["X"]["display"]
     await tap(app, next(c for c in sheet.ids.chips.children if c.card == "purple:donkey"))
