@@ -42,6 +42,8 @@ def _action(event: StoredEvent, board: TimerBoard, redone: bool) -> str:
         return TR._("{player}'s score entry").format(player=data["player"])
     elif kind.startswith("score."):
         return TR._("a scoring choice")
+    elif kind.startswith("play.") and data.get("player"):
+        return TR._("{player}'s move").format(player=data["player"])
     elif kind.startswith("play."):
         return TR._("the game's last entry")
     elif kind.startswith("table."):

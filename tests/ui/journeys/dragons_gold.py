@@ -145,15 +145,27 @@ async def undo_across_screens(app: Any) -> None:
     assert app.svc.session.board["market"].is_running
     await tap(app, find(app, "TouchButton", "Game"))
     assert app.manager.current == "game:dragons-gold"
+    notes = []
     await tap(app, app.nav.ids.undo)  # the market timer's start
+    notes.append(app.strip.note)
     assert "market" in app.svc.session.board and not app.svc.session.board["market"].is_running
     await tap(app, app.nav.ids.undo)  # the market timer itself
+    notes.append(app.strip.note)
     await tap(app, find(app, "TouchButton", "Timer"))
     await tap(app, app.nav.ids.undo)  # the dragon, from the Timer screen
+    notes.append(app.strip.note)
     assert game.state().revealed == 0
     await tap(app, app.nav.ids.redo)
+    notes.append(app.strip.note)
     assert game.state().revealed == 1
-    result(ok=True)
+    await tap(app, find(app, "TouchButton", "Game"))
+    await tap(app, next(w for w in card.walk() if getattr(w, "text", "") == "Send an adventurer"))
+    await tap(app, next(w for w in app.root_window.children if type(w).__name__ == "PlacePopup").ids.ok)
+    assert [a.player for a in game.state().slots[0].dragon.attackers] == ["P1"]
+    await tap(app, app.nav.ids.undo)
+    notes.append(app.strip.note)
+    assert game.state().slots[0].dragon.attackers == ()
+    result(notes=notes)
 
 
 async def history_after_scoring(app: Any) -> None:
