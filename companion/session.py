@@ -240,18 +240,19 @@ class TableSession:
         self.bus.publish(SessionChanged(commands.Redo.KIND, self.now()))
         return self._log[-1]
 
-    def poll(self) -> None:
-        """Publish what has fallen due: warnings, expiries, a player running out of time. A
-        timer's running out is noted in the log (:class:`~companion.commands.Seen`), so that a
-        resume does not report it as having run out while the app was closed."""
-        running = [n for n in self.board.names if self.board[n].phase is Phase.RUNNING]
-        self.board.poll()
-        if not self._quiet.quiet and any(self.board[n].phase is Phase.EXPIRED for n in running):
+    def poll(self) -> tuple[str, ...]:
+        """Publish what has fallen due: warnings, expiries, a player running out of time; the
+        timers that ran out. Live, their running out is noted in the log
+        (:class:`~companion.commands.Seen`), so that a resume does not report it as having
+        happened while the app was closed."""
+        ran_out = self.board.poll()
+        if ran_out and not self._quiet.quiet:
             self._record(commands.Seen())
         if self.turn_clock is not None:
             self.turn_clock, events = self.turn_clock.poll(self._clock.now())
             for event in events:
                 self._quiet.publish(event)
+        return ran_out
 
     # -- the log -------------------------------------------------------------------------------
 
@@ -397,9 +398,8 @@ class TableSession:
                     except CompanionError as exc:  # a log from an older version, or hand-edited
                         log.warning("session %d: event %d (%s) skipped on replay: %s", self.id, e.seq,
                                     e.kind, exc)
-            running = [n for n in self.board.names if self.board[n].phase is Phase.RUNNING]
-            self.poll()  # what fell due while replaying or while the app was down: not re-announced
-            self._ran_out_on_rebuild = tuple(n for n in running if self.board[n].phase is Phase.EXPIRED)
+            ran_out = self.poll()  # what fell due while replaying or while the app was down: not re-announced
+            self._ran_out_on_rebuild = tuple(n for n in self.board.names if n in ran_out)
         finally:
             self._quiet.quiet = False
         self._log, self._undone = done, undone

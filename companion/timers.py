@@ -343,8 +343,9 @@ class TimerBoard:
         del self._timers[name]
         self.bus.publish(TimerCancelled(name, timer.remaining_s(now), timer.total_s, now))
 
-    def poll(self) -> None:
-        """Publish every warning and expiry that has fallen due, across all timers, in time order."""
+    def poll(self) -> tuple[str, ...]:
+        """Publish every warning and expiry that has fallen due, across all timers, in time order;
+        the names of the timers that ran out."""
         now = self.clock.now()
         due: list[tuple[float, int, str, Countdown, list[TimerEvent]]] = []
         for order, (name, timer) in enumerate(self._timers.items()):
@@ -352,8 +353,10 @@ class TimerBoard:
             if when is not None and when <= now:
                 after, events = timer.poll(now)
                 due.append((when, order, name, after, events))
-        for _, _, name, after, events in sorted(due, key=lambda d: (d[0], d[1])):
+        due.sort(key=lambda d: (d[0], d[1]))
+        for _, _, name, after, events in due:
             self._apply(name, (after, events))
+        return tuple(name for _, _, name, after, _ in due if after.phase is Phase.EXPIRED)
 
     def tick(self) -> None:
         """Publish a :class:`TimerTicked` for every running timer, its time left from the deadline."""

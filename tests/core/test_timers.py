@@ -274,10 +274,11 @@ def test_board_runs_several_timers_and_publishes_in_time_order(clock: FakeClock,
     board.start("market")
     board.start("negotiation")
     clock.advance(10)
-    board.poll()
+    assert board.poll() == ("negotiation", "market")  # those that ran out, in time order
     assert [(type(e).__name__, e.timer) for e in seen.events] == [
         ("TimerStarted", "market"), ("TimerStarted", "negotiation"),
         ("TimerExpired", "negotiation"), ("TimerExpired", "market")]
+    assert board.poll() == ()
 
 
 def test_board_cancel_publishes_time_left_and_forgets(clock: FakeClock, bus: EventBus) -> None:
