@@ -20,6 +20,7 @@ Main thread only.
 from __future__ import annotations
 
 import functools
+import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -210,8 +211,11 @@ class TableSession:
         return doc
 
     def finish_game(self, result: Mapping[str, Any]) -> None:
-        """Record the final result (what ``companion score`` answered) and end the session."""
-        self._do(commands.GameFinished(dict(result)))
+        """Record the final result (what ``companion score`` answered) and end the session. The
+        result that stands already (Finish tapped again) is not logged twice; another one (the
+        sheet put right since) is, and the last one logged is the game's result."""
+        if self.result is None or _as_stored(result) != _as_stored(self.result):
+            self._do(commands.GameFinished(dict(result)))
         self.finish()
 
     @property
@@ -411,3 +415,7 @@ class TableSession:
     def now(self) -> float:
         return self._clock.now()
 
+
+def _as_stored(data: Mapping[str, Any]) -> Any:
+    """*data* as the log gives it back (tuples as lists, keys as strings)."""
+    return json.loads(json.dumps(data, sort_keys=True))

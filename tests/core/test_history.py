@@ -43,3 +43,31 @@ def test_history_exports_to_bgstats_and_csv() -> None:
     assert {p["name"] for p in doc["players"]} == {"Anna", "Бора", "Csaba"}
     assert sorted(p["name"] for p in doc["players"] if p["winner"]) == ["Anna", "Бора"]
     assert to_csv([play]).count("\n") == 4
+
+
+def test_finish_again_logs_a_changed_result_once_and_history_takes_it() -> None:
+    """Finish tapped twice logs the result once; the sheet put right after a finish (an undo
+    here) and Finish again logs the new result, and that is the play's."""
+    store = Store.open(":memory:")
+    clock = FakeClock()
+    s = TableSession.start(store, "dragons-gold", [Player("Anna", "red"), Player("Béla", "blue"),
+                                                    Player("Csaba", "green")], clock, EventBus(),
+                           wall=lambda: 1_700_000_000.0, boot="b")
+    s.set_score("Anna", "gold", 3)
+    s.set_score("Béla", "gold", 4)
+    first = dragons_gold.score_document(s.score_document())
+    s.finish_game(first)
+    s.finish_game(dragons_gold.score_document(s.score_document()))
+    finished = lambda: [e.data["result"] for e in store.events(s.id) if e.kind == "game.finished"]  # noqa: E731
+    assert len(finished()) == 1
+    s.undo()  # Béla's gold taken back
+    second = dragons_gold.score_document(s.score_document())
+    assert second["scores"] != first["scores"]
+    s.finish_game(second)
+    assert [r["scores"] for r in finished()] == [first["scores"], second["scores"]]
+    assert s.result == second
+    play = play_from_log(s.id, store)
+    assert play is not None and {p.name: p.score for p in play.players} == second["scores"]
+    resumed = TableSession.resume(store, s.id, clock, EventBus(), wall=lambda: 1_700_000_100.0, boot="b")
+    resumed.finish_game(dragons_gold.score_document(resumed.score_document()))  # as stored: still the same
+    assert len(finished()) == 2

@@ -450,8 +450,7 @@ class DrakonScreen(BaseScreen):
             self.notify(str(exc))
             return
         colours = {p.name: p.colour for p in session.players}
-        if session.result is None:  # a second tap shows the result again, it does not log it twice
-            self.attempt(lambda: session.finish_game(out))
+        self.attempt(lambda: session.finish_game(out))  # the same result again is not logged twice
         winners = [side_name(s, self.variant) for s in drakon_play.winners(out)]
         ResultsPopup(scores=out["totals"], winners=winners, colours=colours).open()
 

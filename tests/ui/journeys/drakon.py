@@ -254,6 +254,19 @@ async def drakon_team_reveal(app: Any) -> None:
     await tap(app, sheet.finish_button)
     assert session.result == expected
     await fits(app)
+    # A value found wrong once the results are up: closed, put right (Undo) and Finish again:
+    # the new result is the one logged (once), the one History and the exports read.
+    popup = next(w for w in app.root_window.children if type(w).__name__ == "ResultsPopup")
+    await tap(app, next(w for w in popup.walk() if type(w).__name__ == "TouchButton" and w.text == "Close"))
+    assert popup.parent is None
+    await tap(app, app.nav.ids.undo)
+    await app.wait_clock_frames(3)
+    corrected = cli_score(session.score_document())
+    assert corrected["team_totals"] != expected["team_totals"]
+    await tap(app, sheet.finish_button)
+    assert session.result == corrected
+    logged = [e.data["result"] for e in session.store.events(session.id) if e.kind == "game.finished"]
+    assert logged == [expected, corrected]
     result(team_totals=expected["team_totals"], leaders=expected["leaders"])
 
 
