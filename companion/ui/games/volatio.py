@@ -12,8 +12,8 @@ turning is the only thing held in a widget: it is the secret on the physical ind
 revealed, not game state.
 
 What a move asks the players to do with the pieces (a Debilitatus card, a pointer, the dragon
-moved) stays in a banner above the panels until a tap closes it; when the turn passes to a
-dragon whose panel is out of view, the panels scroll to it.
+moved) stays in a banner above the panels until a tap closes it (one still open waits under
+the next); when the turn passes to a dragon whose panel is out of view, the panels scroll to it.
 
 Main thread only.
 """
@@ -90,8 +90,9 @@ class VolatioScreen(BaseScreen):
         self._angles: dict[str, int] = {}
         self._table: SeatTable | None = None
         self._followed: str | None = None  # the next flyer the panels last scrolled to
-        self._banner_for: tuple[str | None, v.Events] = (None, ())
-        self._banner_at = 0  # the play log's length when the banner was shown
+        # what each banner not yet closed spoke of, the newest last: its dragon, the move's
+        # events, and the play log's length once the move was logged
+        self._banners: list[tuple[str | None, v.Events, int]] = []
         self._follow_trigger = Clock.create_trigger(lambda _dt: self._follow(), 0.05)
         self._cue_trigger = Clock.create_trigger(lambda _dt: self._update_cue(), -1)
         super().__init__(**kwargs)
@@ -101,6 +102,7 @@ class VolatioScreen(BaseScreen):
         scroll.bind(size=self._layout, scroll_y=self._cue_trigger, scroll_x=self._cue_trigger)
         self.ids.panels.bind(size=self._cue_trigger)
         THEME.bind(u=self._layout)
+        self.ids.banner.bind(on_close=self._banner_closed)
 
     def on_pre_enter(self, *_: Any) -> None:
         self.has_camera = self.svc is not None and self.svc.camera_check is not None
@@ -161,12 +163,11 @@ class VolatioScreen(BaseScreen):
             self.race = None
         if players != self._players:
             self._build_panels(players)
-            self.ids.banner.close()
-        elif self.ids.banner.shown:
-            if session is None or len(session.play_log) < self._banner_at:
-                self.ids.banner.close()  # the move it spoke of was undone
-            else:  # the language may have changed: say it again
-                self.show_banner(*self._banner_for)
+            self._banners.clear()
+        logged = len(session.play_log) if session is not None else 0
+        # a banner whose move was undone goes; the rest are said again (the language may have changed)
+        self._banners = [b for b in self._banners if b[2] <= logged]
+        self._show_banner()
         race = self.race
         self.empty_text = "" if race is not None else \
             TR._("Volatio is for 2 to 6 players: add them on the Home screen")
@@ -287,21 +288,40 @@ class VolatioScreen(BaseScreen):
 
     def show_banner(self, player: str | None, events: v.Events) -> None:
         """Show what *events* ask of the players, for *player* (None: the round), until a tap
-        closes the banner; the lines are said again in a newly chosen language."""
-        self._banner_for = (player, events)
+        closes the banner; one still open waits under it until then. The lines are said again
+        in a newly chosen language."""
         session = self.svc.session if self.svc is not None else None
-        self._banner_at = len(session.play_log) if session is not None else 0
-        colours = {p.name: p.colour for p in self._players}
-        fill = rgb(PLAYER_RGB.get(colours.get(player or "", ""), "#ff9f00"))
-        self.ids.banner.show_lines(player or self.round_text, fill, consequences(events)[0])
+        self._banners.append((player, events, len(session.play_log) if session is not None else 0))
+        self._show_banner()
 
     def hide_banner(self) -> None:
+        self._banners.clear()
         self.ids.banner.close()
 
+    def _show_banner(self) -> None:
+        """The newest banner not yet closed, or none."""
+        if not self._banners:
+            self.ids.banner.close()
+            return
+        player, events, _at = self._banners[-1]
+        colours = {p.name: p.colour for p in self._players}
+        fill = rgb(PLAYER_RGB.get(colours.get(player or "", ""), "#ff9f00"))
+        self.ids.banner.show_lines(player or self.round_text, fill, consequences(events)[0],
+                                   waiting=len(self._banners) - 1)
+
+    def _banner_closed(self, _banner: Any) -> bool:
+        """A tap closed the banner: the one it covered shows, if any."""
+        if self._banners:
+            self._banners.pop()
+        self._show_banner()
+        return True
+
     def show_banner_for_screenshot(self) -> None:
-        """The banner as a fatigue leaves it (§5.9), for the screenshot script's ``volatio-banner``."""
-        name = self._players[0].name if self._players else "Anna"
-        self.show_banner(name, v.crash_path(v.Dragon(energy=1, hand=2, silver=400, coloured=400))[1])
+        """The banner as a fatigue leaves it (§5.9), over another dragon's base crash not yet
+        closed, for the screenshot script's ``volatio-banner``."""
+        names = [p.name for p in self._players] or ["Anna", "Bence"]
+        self.show_banner(names[-1], v.crash_base(v.Dragon(energy=2, hand=1, silver=500, coloured=500))[1])
+        self.show_banner(names[0], v.crash_path(v.Dragon(energy=1, hand=2, silver=400, coloured=400))[1])
 
     # -- moves ---------------------------------------------------------------------------------
 

@@ -158,31 +158,43 @@ class BannerLine(Label):  # type: ignore[misc]
 
 
 class Banner(ButtonBehavior, BoxLayout):  # type: ignore[misc]
-    """What a move asks the players to do, one line each, until a tap on it (or its ✕) closes it."""
+    """What a move asks the players to do, one line each, until a tap on it (or its ✕) closes it.
+
+    A tap dispatches ``on_close``, which closes the banner unless a handler bound to it (the
+    screen, showing an earlier banner still waiting) returns True. *waiting* is how many earlier
+    banners wait under this one: a last line says so."""
+
+    __events__ = ("on_close",)
 
     title = StringProperty("")
     fill = ListProperty([0.5, 0.5, 0.5, 1])
     lines = ListProperty([])
+    waiting = NumericProperty(0)
     font_px = NumericProperty(MIN_FONT_PX)
     shown = BooleanProperty(False)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._rebuild = Clock.create_trigger(self._build, -1)
-        for prop in ("lines", "width", "title"):
+        for prop in ("lines", "width", "title", "waiting"):
             self.fbind(prop, self._rebuild)
         THEME.fbind("u", self._rebuild)
 
-    def show_lines(self, title: str, fill: list[float], lines: list[str]) -> None:
-        self.title, self.fill, self.lines, self.shown = title, fill, [_cap(t) for t in lines], True
+    def show_lines(self, title: str, fill: list[float], lines: list[str], waiting: int = 0) -> None:
+        self.title, self.fill, self.lines, self.waiting = title, fill, [_cap(t) for t in lines], waiting
+        self.shown = True
         self._build()
 
     def close(self) -> None:
         self.shown = False
         self.lines = []
+        self.waiting = 0
         self._build()
 
     def on_release(self) -> None:
+        self.dispatch("on_close")
+
+    def on_close(self) -> None:
         self.close()
 
     def _build(self, *_: Any) -> None:
@@ -194,5 +206,8 @@ class Banner(ButtonBehavior, BoxLayout):  # type: ignore[misc]
         grid.cols = 1
         for text in self.lines if self.shown else ():
             grid.add_widget(BannerLine(text=f"• {text}", font_size=self.font_px))
+        if self.shown and self.waiting:
+            more = TR._("Closing this shows the one before it ({count} waiting)").format(count=self.waiting)
+            grid.add_widget(BannerLine(text=more, font_size=self.font_px, color=THEME.muted))
 
 

@@ -112,7 +112,15 @@ async def volatio_round(app: Any) -> None:
     assert (fatigued.energy, fatigued.silver, fatigued.coloured, fatigued.hand) == (2, 300, 300, 0)
     assert fatigued.is_fatigued and "Fatigued" in anna.status
     assert any("nearest passed energy field" in line for line in banner_lines(race_screen))
-    await tap(app, race_screen.ids.banner)
+    # Csilla's banner, not yet closed, waits under Anna's: a tap closes Anna's and shows it again
+    banner = race_screen.ids.banner
+    assert (banner.title, banner.waiting) == ("Anna", 1), (banner.title, banner.waiting)
+    assert "Closing this shows the one before it (1 waiting)" in banner_lines(race_screen)
+    await tap(app, banner)
+    assert banner.shown and (banner.title, banner.waiting) == ("Csilla", 0), (banner.title, banner.waiting)
+    assert "Energy −1" in banner_lines(race_screen)
+    await tap(app, banner.ids.close)
+    assert not banner.shown
     assert race_screen.race.legal_dials("Anna") == (100, 200, 300, 400, 500)
 
     # Bence and Csilla fly over the line.
