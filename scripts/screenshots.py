@@ -255,7 +255,8 @@ def main() -> int:
                     and widget.text and widget.overflows:
                 overflows.append({"screen": screen, "lang": lang, "size": size, "text": widget.text,
                                   "widget": f"{int(widget.width)}x{int(widget.height)}",
-                                  "texture": f"{int(widget.texture_size[0])}x{int(widget.texture_size[1])}"})
+                                  "texture": f"{int(widget.texture_size[0])}x{int(widget.texture_size[1])}",
+                                  "word": f"{widget.widest_word(widget.font_size):.0f}"})
         for fault in faults(Window):
             layout_faults.append({"screen": screen, "lang": lang, "size": size, "fault": fault})
         if screen in STATES:
@@ -265,8 +266,8 @@ def main() -> int:
     Clock.schedule_once(setup, 0.5)
     app.run()
     for o in overflows:
-        print(f"overflow: {o['screen']} {o['lang']} {o['size']}: {o['text']!r} needs {o['texture']} in "
-              f"{o['widget']}", file=sys.stderr)
+        print(f"overflow: {o['screen']} {o['lang']} {o['size']}: {o['text']!r} needs {o['texture']} (its "
+              f"widest word {o['word']} px wide) in {o['widget']}", file=sys.stderr)
     for f in layout_faults:
         print(f"layout: {f['screen']} {f['lang']} {f['size']}: {f['fault']}", file=sys.stderr)
     if args.report:

@@ -116,8 +116,10 @@ class FitLabel(Label):  # type: ignore[misc]
         tw, th = self.texture_size
         if self.shorten:
             return bool(th > self.height + 1)
-        room = self.width - 2 * self.padding[0] + 1
-        return bool(tw > self.width + 1 or th > self.height + 1 or self.widest_word(self.font_size) > room)
+        # Kivy splits a word even a fraction of a pixel wider than the room
+        room = self.width - 2 * self.padding[0]
+        split = self.widest_word(self.font_size) > room + 0.01
+        return bool(tw > self.width + 1 or th > self.height + 1 or split)
 
 
 class TouchButton(ButtonBehavior, FitLabel):  # type: ignore[misc]

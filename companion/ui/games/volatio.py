@@ -24,6 +24,7 @@ import math
 import threading
 from typing import Any
 
+from kivy.animation import Animation
 from kivy.clock import Clock
 from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 
@@ -62,8 +63,8 @@ PANEL_MIN_H_U = 3.3
 PANEL_MAX_H_U = 4.4
 """A panel grows no taller than this when few dragons leave room: bigger buttons, not emptier ones."""
 
-CUE_W_U = 0.5
-"""The scroll cue's width beside the panels (▲ / ▼ while some panels are out of view)."""
+CUE_W_U = 1.0
+"""The scroll buttons' width beside the panels (▲ / ▼ while some panels are out of view)."""
 
 class VolatioScreen(BaseScreen):
     """The race: a panel per dragon, the round and its order of flight, Next round and Finish."""
@@ -220,7 +221,7 @@ class VolatioScreen(BaseScreen):
 
     def _layout(self, *_: Any) -> None:
         """Two columns of three-row panels in landscape (2×2 fits 800x480), one column in portrait;
-        rows past the view scroll, with a ▲ / ▼ cue beside them. In table mode, the panels stand
+        rows past the view scroll, with ▲ / ▼ buttons beside them. In table mode, the panels stand
         round the view by seat, the side ones as tall as the view (the view scrolls where it is
         lower than a panel is wide)."""
         scroll, grid = self.ids.scroll, self.ids.panels
@@ -234,7 +235,7 @@ class VolatioScreen(BaseScreen):
             self._table.wide = landscape
             wide, high = self._table.least(min_w, min_h, landscape)
             self.cue_w = 0 if high <= scroll.height + 0.5 else u * CUE_W_U
-            view_w = self.width - 2 * u * 0.08 - self.cue_w - (gap if self.cue_w else 0)
+            view_w = self.width - 2 * u * 0.08 - self.cue_w - (gap / 2 if self.cue_w else 0)
             self._table.size = (max(view_w, wide), max(scroll.height, high))
             grid.cols, grid.spacing = 1, 0
             grid.size = self._table.size
@@ -244,7 +245,7 @@ class VolatioScreen(BaseScreen):
             rows = math.ceil(n / cols)
             fits = rows * min_h + gap * (rows - 1) <= scroll.height + 0.5
             self.cue_w = 0 if fits else u * CUE_W_U
-            view_w = self.width - 2 * u * 0.08 - self.cue_w - (gap if self.cue_w else 0)
+            view_w = self.width - 2 * u * 0.08 - self.cue_w - (gap / 2 if self.cue_w else 0)
             col_w = max(min_w, (view_w - gap * (cols - 1)) / cols)
             row_h = min(max(min_h, (scroll.height - gap * (rows - 1)) / rows), PANEL_MAX_H_U * u)
             grid.cols, grid.spacing = cols, gap
@@ -258,6 +259,17 @@ class VolatioScreen(BaseScreen):
         tall = grid.height > scroll.height + 1
         self.more_above = tall and scroll.scroll_y < 0.99
         self.more_below = tall and scroll.scroll_y > 0.01
+
+    def scroll_page(self, direction: int) -> None:
+        """▲ (*direction* 1) or ▼ (-1): the panels' view moves that way by its height less half a
+        touch unit (what was at its edge stays in view)."""
+        scroll, grid = self.ids.scroll, self.ids.panels
+        travel = grid.height - scroll.height
+        if travel <= 0:
+            return
+        step = max(scroll.height - THEME.u * 0.5, THEME.u) / travel
+        Animation.cancel_all(scroll, "scroll_y")
+        Animation(scroll_y=min(1.0, max(0.0, scroll.scroll_y + direction * step)), d=0.2).start(scroll)
 
     def _frame_of(self, name: str) -> Any:
         panel = self.panels[name]

@@ -253,6 +253,14 @@ async def volatio_six_follow(app: Any) -> None:
     assert race_screen.cue_w > 0 and race_screen.more_below and not race_screen.more_above
     hidden_at_start = [n for n in names if not race_screen.is_in_view(n)]
     assert hidden_at_start, "six panels should not all fit 800x480"
+    # ▲ is off at the top; ▼ brings the last panels into view, ▲ the first again
+    up, down = race_screen.ids.cue_up, race_screen.ids.cue_down
+    assert up.disabled and not down.disabled
+    await tap(app, down)
+    await until(app, lambda: race_screen.is_in_view(hidden_at_start[-1]) and not race_screen.more_below)
+    assert down.disabled and not up.disabled and not race_screen.is_in_view(names[0])
+    await tap(app, up)
+    await until(app, lambda: race_screen.is_in_view(names[0]) and not race_screen.more_above)
     followed = []
     for _ in range(2):  # the start flight and round 1: the turn passes six times each
         for _ in names:
