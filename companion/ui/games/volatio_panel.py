@@ -130,7 +130,7 @@ class DragonPanel(BoxLayout):  # type: ignore[misc]
         active = self.is_active
         ids = self.ids
         shown = {
-            "position_minus": (flown and not out, 1.0), "position": (flown and not out, 1.8),
+            "position_minus": (flown and not out, 1.0), "position": (flown and not out, 1.75),
             "position_plus": (flown and not out, 1.0),
             "energy_plus": (setup or flown, 1.0), "cards_plus": (setup or flown, 1.0),
             "cards_minus": (not flown, 1.0 if setup else 2.3),

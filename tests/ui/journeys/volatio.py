@@ -8,6 +8,7 @@ from typing import Any
 from companion.games import volatio as v
 from companion.games.volatio import Dragon
 from companion.games.volatio import play as vt
+from companion.ui.lang import TR
 from companion.ui.theme import THEME
 from tests.ui.kit import find, result, run_until, screen, settle, start_game, tap, until
 
@@ -271,9 +272,31 @@ async def volatio_six_follow(app: Any) -> None:
             if race_screen.race.round == vt.START_ROUND:
                 await press(app, race_screen.panels[nxt], "position_plus", names.index(nxt) % 3 + 1)
         assert race_screen.race.waiting == ()
+        if race_screen.race.round == vt.START_ROUND:
+            await every_flown_status_whole(app, race_screen)
         await tap(app, race_screen.ids.next_round)
     assert race_screen.more_above or race_screen.more_below
     result(followed=followed, hidden_at_start=hidden_at_start)
+
+
+async def every_flown_status_whole(app: Any, race_screen: Any) -> None:
+    """In every language, with the scroll buttons beside the panels: each flown panel's status
+    (beside its position) whole, not cut short, and no layout fault; English again after."""
+    from companion.i18n import LANGUAGES
+    from companion.ui.widgets import FitLabel
+
+    for lang in [*LANGUAGES, "en"]:
+        await tap(app, find(app, "TouchButton", TR._("Home")))
+        await tap(app, screen(app, "home").ids[f"lang_{lang}"])
+        await tap(app, find(app, "TouchButton", TR._("Game")))
+        await app.wait_clock_frames(3)
+        assert race_screen.cue_w > 0
+        for name, panel in race_screen.panels.items():
+            label = panel.ids.status
+            assert label.text == TR._("Flown") and not label.shorten, (lang, name, label.size)
+            spilt = [w.text for w in panel.walk(restrict=True) if isinstance(w, FitLabel) and w.opacity and w.overflows]
+            assert spilt == [], (lang, name, spilt)
+        assert screen_faults(app) == [], (lang, screen_faults(app))
 
 
 async def volatio_fatigue_banner(app: Any) -> None:
