@@ -19,6 +19,7 @@ from typing import Any
 
 from kivy.core.text import Label as CoreLabel
 from kivy.properties import BooleanProperty, ListProperty, NumericProperty, StringProperty
+from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.gridlayout import GridLayout
 
@@ -46,7 +47,7 @@ from companion.ui.photo import PhotoGame, PhotoTaker
 from companion.ui.results import ResultsPopup
 from companion.ui.screens import BaseScreen
 from companion.ui.theme import FONT_NAME, PLAYER_RGB, THEME, rgb
-from companion.ui.widgets import MIN_FONT_PX, TouchButton
+from companion.ui.widgets import MIN_FONT_PX, FitLabel, TouchButton
 
 CARD_RGB: dict[Colour, str] = {
     Colour.GREEN: "#43a047", Colour.BLUE: "#1e88e5", Colour.PURPLE: "#8e24aa",
@@ -110,6 +111,10 @@ class GoldColumn(BoxLayout):  # type: ignore[misc]
     leading = BooleanProperty(False)
 
 
+class WarningLine(ButtonBehavior, FitLabel):  # type: ignore[misc]
+    """The line under the scoring that says what is odd about the sheet; a tap, the next thing."""
+
+
 class GoldScoreScreen(BaseScreen):
     """Gold!'s end: each player's display and scoring pile by touch, then the colour scoring."""
 
@@ -135,6 +140,7 @@ class GoldScoreScreen(BaseScreen):
         self.page_buttons: list[TouchButton] = []
         self.walk: ScoringWalk | None = None
         self._shown: int | None = None  # the session the screen was last drawn for
+        self._warning_at = 0  # which of the sheet's odd colours the line under the scoring says
         self.photo = PhotoTaker(notify=lambda message: self.notify(message))
         super().__init__(**kwargs)
         self.photo.bind(busy=lambda _taker, busy: setattr(self, "reading", busy))
@@ -266,7 +272,7 @@ class GoldScoreScreen(BaseScreen):
             return
         if self.view != "scoring":   # drawn when shown: a tap on the sheet need not lay out the pages
             return
-        self.warnings = warnings_text(gold_sheet.sheet_warnings(doc))
+        self.warnings = warnings_text(gold_sheet.sheet_warnings(doc), self._warning_at)
         for i, button in enumerate(self.page_buttons):
             chosen = i == self.page
             if i == TOTALS_PAGE:
@@ -416,8 +422,13 @@ class GoldScoreScreen(BaseScreen):
 
     def open_scoring(self) -> None:
         """The colour scoring from its first colour (back to the sheet if the sheet cannot be scored)."""
-        self.page = 0
+        self.page, self._warning_at = 0, 0
         self.view = "scoring"
+        self.refresh()
+
+    def next_warning(self) -> None:
+        """A tap on the line under the scoring: the sheet's next odd colour."""
+        self._warning_at += 1
         self.refresh()
 
     def open_sheet(self) -> None:

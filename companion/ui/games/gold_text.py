@@ -113,14 +113,15 @@ def warning_text(warning: gold_sheet.SheetWarning) -> str:
         place=where, count=warning.count, colour=colour_name(warning.colour))
 
 
-def warnings_text(warnings: tuple[gold_sheet.SheetWarning, ...]) -> str:
-    """The first odd colour of the sheet, and how many more there are (one line's worth at the
-    table: the next shows once the first is put right)."""
+def warnings_text(warnings: tuple[gold_sheet.SheetWarning, ...], at: int = 0) -> str:
+    """The sheet's odd colour number *at* (counted round) and, where there are more, which of how
+    many it is and that a tap shows the next: one line's worth at the table."""
     if not warnings:
         return ""
-    text = warning_text(warnings[0])
+    at %= len(warnings)
+    text = warning_text(warnings[at])
     if len(warnings) > 1:
-        text += " " + TR._("(and {count} more)").format(count=len(warnings) - 1)
+        text += " " + TR._("({index} of {count}: tap for the next)").format(index=at + 1, count=len(warnings))
     return text
 
 

@@ -274,8 +274,15 @@ async def gold_odd_sheet(app: Any) -> None:
     await tap(app, sheet.ids.open_scoring)
     shown = columns(sheet)
     assert shown["X"].standing == "pile 5 (1 card)", shown["X"].standing
-    assert sheet.warnings == ("X's scoring pile has 1 red card: a pile holds sets of 3. (and 1 more)"), sheet.warnings
+    first = "X's scoring pile has 1 red card: a pile holds sets of 3. (1 of 2: tap for the next)"
+    assert sheet.warnings == first, sheet.warnings
     assert sheet.ids.warnings.opacity == 1
+    assert layout_faults(app) == [], layout_faults(app)
+    await tap(app, sheet.ids.warnings)  # the next odd colour, then round to the first
+    assert sheet.warnings == ("Y's display has 3 green cards: a set of 3 is scored at once. (2 of 2: tap for the "
+                              "next)"), sheet.warnings
+    await tap(app, sheet.ids.warnings)
+    assert sheet.warnings == first, sheet.warnings
     assert layout_faults(app) == [], layout_faults(app)
     await tap(app, sheet.page_buttons[6])
     assert columns(sheet)["X"].outcome == "1 card", columns(sheet)["X"].outcome
