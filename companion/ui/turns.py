@@ -99,6 +99,7 @@ class TurnScreen(BaseScreen):
         # Strong references: ids are weak, and the row not shown is out of the tree.
         self._top_rows = {False: self.ids.budget_row.__self__, True: self.ids.confirm_row.__self__}
         self.ids.top.remove_widget(self._top_rows[True])
+        self.ids.budget.bind(value=lambda *_: None if self.has_clock else self._preview())
 
     def on_confirming(self, _screen: Any, asking: bool) -> None:
         """Show the budget row, or the "start over?" question in its place."""
@@ -126,15 +127,15 @@ class TurnScreen(BaseScreen):
         self.panels = {}
         if tc is None:
             self.started = self.running = False
-            return
+        names = tc.players if tc is not None else self._names()
         angles = session.panel_angles() if session is not None else {}
         colours = {p.name: p.colour for p in session.players} if session is not None else {}
-        self.around = any(angles.get(name, 0) for name in tc.players)
+        self.around = any(angles.get(name, 0) for name in names)
         table = SeatTable(side_px=THEME.u * SIDE_PANEL_U, row_px=THEME.u * SIDE_PANEL_U,
                                          gap=THEME.u * 0.15) if self.around else None
         if table is not None:
             panels.add_widget(table)
-        for name in tc.players:
+        for name in names:
             hex_colour = PLAYER_RGB.get(colours.get(name, ""), "")
             colour = rgb(hex_colour) if hex_colour else list(THEME.primary)  # "Player 1": no colour
             panel = PlayerPanel(name=name, colour=colour, ink=text_on(colour), tapped=self.panel_tapped)
@@ -143,12 +144,16 @@ class TurnScreen(BaseScreen):
                 table.seat(panel, angles.get(name, 0))
             else:
                 panels.add_widget(panel)
-        self.update(session.now())  # type: ignore[union-attr]
+        if session is not None:
+            self.update(session.now())
+        else:
+            self._preview()
 
     def update(self, now: float) -> None:
         session = self.svc.session if self.svc is not None else None
         tc = session.turn_clock if session is not None else None
         if tc is None:
+            self._preview()
             return
         self.running = tc.is_running
         self.started = tc.is_started
@@ -159,15 +164,29 @@ class TurnScreen(BaseScreen):
             panel.overtime = left <= 0
             panel.time_text = ("+" if left < 0 else "") + to_duration_text(abs(left))
 
+    def _preview(self) -> None:
+        """No clock yet: the panels show what Start will make (each player at the row's budget,
+        the first on the clock, ▶), and nothing is logged until then."""
+        for i, panel in enumerate(self.panels.values()):
+            panel.current, panel.running, panel.overtime = i == 0, False, False
+            panel.time_text = to_duration_text(self.ids.budget.value * 60)
+
+    def _names(self) -> list[str]:
+        """Who a new clock is for: the session's players, else four numbered ones (at least two)."""
+        session = self.svc.session if self.svc is not None else None
+        names = [p.name for p in session.players] if session is not None else []
+        names = names or [f"{TR._('Player')} {i}" for i in range(1, 5)]
+        if len(names) < 2:
+            names.append(f"{TR._('Player')} 2")
+        return names
+
     # -- commands -------------------------------------------------------------------------------
 
     def setup_clock(self) -> None:
-        """A new clock for the session's players (or four numbered ones), at the row's budget
-        and the config's increment; not started yet."""
+        """A new clock for :meth:`_names`, at the row's budget and the config's increment; not
+        started yet."""
         session = self.svc.ensure_session()
-        names = [p.name for p in session.players] or [f"{TR._('Player')} {i}" for i in range(1, 5)]
-        if len(names) < 2:
-            names.append(f"{TR._('Player')} 2")
+        names = self._names()
         increment_s = float(self.svc.config["turn_clock.increment_s"])
         self.confirming = False
         self.attempt(lambda: session.setup_turns(names, self.ids.budget.value * 60, increment_s))
@@ -205,16 +224,15 @@ class TurnScreen(BaseScreen):
         other panel shows for a moment whose turn it is, and nothing else happens."""
         session = self.svc.session
         tc = session.turn_clock if session is not None else None
-        if tc is None:
-            return
-        if name == tc.player:
+        player = tc.player if tc is not None else next(iter(self.panels), None)  # the first, before a clock
+        if name == player:
             self.tap()
             return
         panel = self.panels.get(name)
-        if panel is None:
+        if panel is None or player is None:
             return
         self.clear_hints()
-        panel.hint = TR._("It is {name}'s turn").format(name=tc.player)
+        panel.hint = TR._("It is {name}'s turn").format(name=player)
         self._hint_ev = Clock.schedule_once(lambda _dt: self.clear_hints(), HINT_S)
 
     def clear_hints(self) -> None:

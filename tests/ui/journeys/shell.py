@@ -44,12 +44,23 @@ async def negotiation(app: Any) -> None:
 
 
 async def turn_clock(app: Any) -> None:
-    """Four players, the turn clock, three taps."""
-    await start_game(app, "Dragon's Gold", ("Anna", "Bence", "Csilla", "Dávid"))
+    """Four players, the turn clock, three taps; before it, the panels it will have."""
+    names = ["Anna", "Bence", "Csilla", "Dávid"]
+    await start_game(app, "Dragon's Gold", names)
     await tap(app, find(app, "TouchButton", "Turns"))
     turns = screen(app, "turns")
+    # No clock yet: the panels Start makes, at the row's budget (and its changes), Anna first;
+    # a tap on another's says whose it is, and nothing is logged
+    session = app.svc.session
+    assert session.turn_clock is None and list(turns.panels) == names
+    assert [(p.current, p.time_text) for p in turns.panels.values()] == [(True, "5:00")] + [(False, "5:00")] * 3
+    await tap(app, next(w for w in turns.ids.budget.walk() if getattr(w, "text", None) == "+"))
+    assert [p.time_text for p in turns.panels.values()] == ["6:00"] * 4
+    await tap(app, turns.panels["Csilla"])
+    assert turns.panels["Csilla"].hint == "It is Anna's turn" and session.turn_clock is None
+    await tap(app, next(w for w in turns.ids.budget.walk() if getattr(w, "text", None) == "−"))
     await tap(app, turns.ids.setup)
-    assert list(turns.panels) == ["Anna", "Bence", "Csilla", "Dávid"]
+    assert list(turns.panels) == names
     await tap(app, turns.ids.next)  # starts the clock: Anna
     await pass_time(app, 0.5)
     await tap(app, turns.ids.next)  # Bence
