@@ -74,6 +74,7 @@ class SecretCoins(ModalView):  # type: ignore[misc]
 
     def __init__(self, **kwargs: Any) -> None:
         self.draft: list[int] = []
+        self._asked: int | None = None  # the count Done last asked about (a second Done saves it)
         super().__init__(**kwargs)
 
     def on_stage(self, _view: Any, stage: str) -> None:
@@ -102,6 +103,14 @@ class SecretCoins(ModalView):  # type: ignore[misc]
         self._show()
 
     def done(self) -> None:
+        """Save the draft. Where its number of coins is not the count on the table (one was
+        set there), the first tap only says so; a second saves it, and the table's count follows."""
+        table = self.table_count(self.player)
+        if table and len(self.draft) != table and self._asked != len(self.draft):
+            self._asked = len(self.draft)
+            asked = TR._("The table says {table}, you entered {coins}: Done again saves {coins}")
+            self.message = asked.format(table=table, coins=len(self.draft))
+            return
         refusal = self.save(self.player, list(self.draft))
         if refusal:
             self.message = refusal
@@ -114,6 +123,7 @@ class SecretCoins(ModalView):  # type: ignore[misc]
 
     def _show(self) -> None:
         self.message = ""
+        self._asked = None
         self.coins_text = drakon_play.to_coins_text(self.draft) or TR._("No coins yet")
         if len(self.draft) == 1:
             self.total_text = TR._("{gold} gold in one coin").format(gold=sum(self.draft))
@@ -123,5 +133,5 @@ class SecretCoins(ModalView):  # type: ignore[misc]
         self.count_text = TR._("Coins on the table: {coins}").format(coins=self.table_count(self.player))
 
     def _forget(self) -> None:
-        self.draft = []
+        self.draft, self._asked = [], None
         self.coins_text = self.total_text = self.count_text = self.message = ""

@@ -164,6 +164,13 @@ async def drakon_secret_scoring(app: Any) -> None:
             await tap(app, cover.ids[f"coin{value}"])
         assert cover.coins_text == to_coins_text(coins)  # on the private page only
         await fits(app)
+        table = sheet.cards[name].ids.stepper.value
+        if table:  # a count set on the table that the entry changes: Done asks first, on this page
+            assert table != len(coins)
+            await tap(app, cover.ids.done)
+            assert cover.stage == "entry" and "coins" not in session.score_sheet.get(name, {})
+            assert cover.message == f"The table says {table}, you entered {len(coins)}: Done again saves {len(coins)}"
+            await fits(app)
         await tap(app, cover.ids.done)
         entered[name] = coins
         assert cover.stage == "done"
