@@ -452,7 +452,8 @@ class DrakonScreen(BaseScreen):
         colours = {p.name: p.colour for p in session.players}
         self.attempt(lambda: session.finish_game(out))  # the same result again is not logged twice
         winners = [side_name(s, self.variant) for s in drakon_play.winners(out)]
-        ResultsPopup(scores=out["totals"], winners=winners, colours=colours).open()
+        scores = {p.name: out["totals"][p.name] for p in session.players if p.name in out["totals"]}
+        ResultsPopup(scores=scores, winners=winners, colours=colours).open()  # in the table's order
 
 
 SCREEN = DrakonScreen

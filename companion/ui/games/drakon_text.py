@@ -83,7 +83,8 @@ def summary_text(doc: dict[str, Any], names: list[str], entered: int, *, variant
         if reached:
             lines.append(TR._("Goal reached: {sides}. Hold to reveal.").format(sides=reached))
         return "\n".join(lines)
-    totals = " · ".join(unbroken(f"{name} {gold}") for name, gold in out["totals"].items())
+    # in the table's order, as the rows above are (the rules core gives them by name)
+    totals = " · ".join(unbroken(f"{name} {out['totals'][name]}") for name in names if name in out["totals"])
     if out.get("team_totals") is not None:
         teams = out["team_totals"].items()
         totals += "   " + " · ".join(unbroken(f"{side_name(t, variant)} {gold}") for t, gold in teams)

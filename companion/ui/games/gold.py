@@ -457,7 +457,9 @@ class GoldScoreScreen(BaseScreen):
             self.notify(str(exc))
             return
         self.attempt(lambda: session.finish_game(out))
-        ResultsPopup(scores=out["scores"], winners=out["winners"], colours=self._player_colours()).open()
+        # in the table's order (the rules core gives them by name)
+        scores = {p.name: out["scores"][p.name] for p in session.players if p.name in out["scores"]}
+        ResultsPopup(scores=scores, winners=out["winners"], colours=self._player_colours()).open()
 
 
 SCREEN = GoldScoreScreen

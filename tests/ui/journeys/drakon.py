@@ -15,7 +15,8 @@ from tests.processes import run
 from tests.ui.journeys.gold import layout_faults, photo_layout
 from tests.ui.kit import find, hold, result, screen, start_game, tap, until
 
-SECRET = {"Anna": [3, 3, 3, 2], "Bence": [2, 1, 3]}  # 11 gold: Anna holds the standard goal; Bence 6
+# 11 gold: Anna holds the standard goal; Bence 6. Bence sits first: totals follow the table's order.
+SECRET = {"Bence": [2, 1, 3], "Anna": [3, 3, 3, 2]}
 TEAMS = {"Anna": [3, 3, 2], "Bence": [3, 1], "Csilla": [3, 3, 3, 2], "Dávid": [2, 2]}
 TEAM_GOAL = {"Anna": [3, 3, 3], "Csilla": [3, 3, 3, 2]}  # Team A's 20 gold: its goal, before the reveal
 
@@ -224,6 +225,7 @@ async def drakon_secret_scoring(app: Any) -> None:
     assert session.result == expected
     popup = next(w for w in app.root_widget.get_root_window().children if type(w).__name__ == "ResultsPopup")
     assert popup.winners == ["Anna"] and popup.scores == expected["totals"]
+    assert list(popup.scores) == ["Bence", "Anna"] and "Bence 6 · Anna 11" in plain(sheet.summary), sheet.summary
     await fits(app)
     result(totals=expected["totals"], goal_reached=expected["goal_reached"], leaders=expected["leaders"])
 

@@ -120,7 +120,7 @@ def columns(sheet: Any) -> dict[str, Any]:
 
 async def gold_scoring(app: Any) -> None:
     """Example 3 by touch; the colour scoring step by step; totals and winner as `companion score`."""
-    sheet = await start_gold(app, list(EXAMPLE_3_PILES))
+    sheet = await start_gold(app, sorted(EXAMPLE_3_PILES, reverse=True))  # seated C, B, A
     assert clipped(app) == []
     await enter(app, sheet, EXAMPLE_3_PILES)
     assert layout_faults(app) == [], layout_faults(app)   # nine chips, each a card name and ×
@@ -176,6 +176,7 @@ async def gold_scoring(app: Any) -> None:
 
     popups = [w for w in Window.children if isinstance(w, ResultsPopup)]
     assert len(popups) == 1 and popups[0].winners == expected["winners"]
+    assert list(popups[0].scores) == ["C", "B", "A"]  # the table's order, not the names'
     await app.wait_clock_frames(3)
     assert layout_faults(app) == [], layout_faults(app)
     assert app.svc.session.result == expected
