@@ -3,6 +3,9 @@ players' words ("Undone: Negotiation started")."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from companion.store import StoredEvent
 from companion.timers import Phase, TimerBoard
 from companion.ui.lang import TR
@@ -42,10 +45,40 @@ def _action(event: StoredEvent, board: TimerBoard, redone: bool) -> str:
         return TR._("{player}'s score entry").format(player=data["player"])
     elif kind.startswith("score."):
         return TR._("a scoring choice")
-    elif kind.startswith("play.") and data.get("player"):
-        return TR._("{player}'s move").format(player=data["player"])
     elif kind.startswith("play."):
-        return TR._("the game's last entry")
+        return _move(kind.removeprefix("play."), data)
     elif kind.startswith("table."):
         return TR._("the seating")
     return TR._("the last action")
+
+
+def _move(kind: str, data: Mapping[str, Any]) -> str:
+    """A game's move (``dg.place``, ``volatio.crash``...) as a phrase: what it was and whose."""
+    player = data.get("player")
+    if player:
+        phrase = {
+            "dg.place": TR._("{player}'s adventurer sent"),
+            "volatio.start_card": TR._("{player}'s start card"),
+            "volatio.reveal": TR._("{player}'s speed revealed"),
+            "volatio.crash": TR._("{player}'s penalty"),
+            "volatio.collision": TR._("{player}'s collision"),
+            "volatio.energy_field": TR._("{player}'s energy field"),
+            "volatio.lose_energy": TR._("{player}'s energy token lost"),
+            "volatio.draw_card": TR._("{player}'s card drawn"),
+            "volatio.lay_card": TR._("{player}'s card laid"),
+            "volatio.progress": TR._("{player}'s position"),
+            "drakon.count": TR._("{player}'s coin count"),
+            "drakon.ability": TR._("{player}'s ability used"),
+        }.get(kind, TR._("{player}'s move"))
+        return phrase.format(player=player)
+    return {
+        "dg.reveal": TR._("the dragon turned up"),
+        "dg.kill": TR._("the dragon's defeat"),
+        "dg.shared": TR._("the treasure's sharing"),
+        "dg.market": TR._("the market"),
+        "dg.variant": TR._("the rules' variant"),
+        "volatio.next_round": TR._("the new round"),
+        "volatio.finish": TR._("the finish"),
+        "drakon.heroes": TR._("the heroes dealt"),
+        "drakon.reveal": TR._("the reveal"),
+    }.get(kind, TR._("the game's last entry"))

@@ -115,8 +115,8 @@ def test_ui_dragons_gold_sharing_timers_and_strategic_order(tmp_path: Path, disp
 
 def test_ui_undo_across_screens(tmp_path: Path, display: str) -> None:
     [out] = drive("undo_across_screens", scratch(tmp_path), display)
-    assert out == {"notes": ["Undone: Market started", "Undone: Market added", "Undone: the game's last entry",
-                             "Redone: the game's last entry", "Undone: P1's move"]}
+    assert out == {"notes": ["Undone: Market started", "Undone: Market added", "Undone: the dragon turned up",
+                             "Redone: the dragon turned up", "Undone: P1's adventurer sent"]}
 
 
 def test_ui_history_chart_and_exports(tmp_path: Path, display: str) -> None:

@@ -207,7 +207,7 @@ async def drakon_secret_scoring(app: Any) -> None:
     # Undo turns the coins face down again: no value left on the screen; Redo reveals them again.
     await tap(app, app.nav.ids.undo)
     await app.wait_clock_frames(3)
-    assert not sheet.revealed
+    assert not sheet.revealed and app.strip.note == "Undone: the reveal"
     assert_no_values(app, entered)
     await tap(app, app.nav.ids.redo)
     await app.wait_clock_frames(3)

@@ -75,9 +75,9 @@ async def volatio_round(app: Any) -> None:
     # Undo takes the crash back (the tokens and the 600 DP return); redo applies it again.
     await tap(app, app.nav.ids.undo)
     assert (dragon(app, "Anna").energy, dragon(app, "Anna").silver) == (3, 600)
-    assert anna.energy_text == "Energy 3/4"
+    assert anna.energy_text == "Energy 3/4" and app.strip.note == "Undone: Anna's penalty"
     await tap(app, app.nav.ids.redo)
-    assert dragon(app, "Anna") == expected
+    assert dragon(app, "Anna") == expected and app.strip.note == "Redone: Anna's penalty"
 
     # Bence tries 500 -> 100: 400 DP is more than the dial may move (§5.3); refused, nothing logged.
     logged = len(session.play_log)
