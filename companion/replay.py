@@ -66,6 +66,10 @@ def effective(events: Sequence[StoredEvent]) -> tuple[list[StoredEvent], list[St
                 done.append(undone.pop())
         else:
             done.append(e)
-            if e.kind.startswith(UNDOABLE_PREFIXES):
+            if e.kind not in _NO_ACTION:  # a new action: what was undone can no longer be redone
                 undone.clear()
     return done, undone
+
+
+_NO_ACTION = (commands.SessionStarted.KIND, commands.Seen.KIND)
+"""What the log notes that no one did: it leaves what was undone to be redone, as live."""

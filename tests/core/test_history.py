@@ -65,9 +65,10 @@ def test_finish_again_logs_a_changed_result_once_and_history_takes_it() -> None:
     assert second["scores"] != first["scores"]
     s.finish_game(second)
     assert [r["scores"] for r in finished()] == [first["scores"], second["scores"]]
-    assert s.result == second
+    assert s.result == second and not s.can_redo  # a new result: the undone entry stays undone
     play = play_from_log(s.id, store)
     assert play is not None and {p.name: p.score for p in play.players} == second["scores"]
     resumed = TableSession.resume(store, s.id, clock, EventBus(), wall=lambda: 1_700_000_100.0, boot="b")
+    assert not resumed.can_redo and resumed.score_document() == s.score_document()  # as it was live
     resumed.finish_game(dragons_gold.score_document(resumed.score_document()))  # as stored: still the same
     assert len(finished()) == 2
