@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import threading
-from typing import Any
+from typing import Any, NamedTuple
 
 from kivy.animation import Animation
 from kivy.clock import Clock
@@ -66,6 +66,25 @@ PANEL_MAX_H_U = 4.4
 CUE_W_U = 1.0
 """The scroll buttons' width beside the panels (▲ / ▼ while some panels are out of view)."""
 
+class _Asked(NamedTuple):
+    """A banner not yet closed: whose move it was (None: the round's), what the move asked,
+    the play log's length once it was logged, and the race's round then (a round's banner is
+    titled by it, in the language in use)."""
+
+    player: str | None
+    events: v.Events
+    logged: int
+    round: int
+    over: bool
+
+
+def round_name(round_: int, over: bool) -> str:
+    """``Start flight``, ``Round 3`` or ``Race over``."""
+    if over:
+        return TR._("Race over")
+    return TR._("Start flight") if round_ == vt.START_ROUND else f"{TR._('Round')} {round_}"
+
+
 class VolatioScreen(BaseScreen):
     """The race: a panel per dragon, the round and its order of flight, Next round and Finish."""
 
@@ -91,9 +110,7 @@ class VolatioScreen(BaseScreen):
         self._angles: dict[str, int] = {}
         self._table: SeatTable | None = None
         self._followed: str | None = None  # the next flyer the panels last scrolled to
-        # what each banner not yet closed spoke of, the newest last: its dragon, the move's
-        # events, and the play log's length once the move was logged
-        self._banners: list[tuple[str | None, v.Events, int]] = []
+        self._banners: list[_Asked] = []  # the banners not yet closed, the newest last
         self._follow_trigger = Clock.create_trigger(lambda _dt: self._follow(), 0.05)
         self._cue_trigger = Clock.create_trigger(lambda _dt: self._update_cue(), -1)
         super().__init__(**kwargs)
@@ -167,7 +184,7 @@ class VolatioScreen(BaseScreen):
             self._banners.clear()
         logged = len(session.play_log) if session is not None else 0
         # a banner whose move was undone goes; the rest are said again (the language may have changed)
-        self._banners = [b for b in self._banners if b[2] <= logged]
+        self._banners = [b for b in self._banners if b.logged <= logged]
         self._show_banner()
         race = self.race
         self.empty_text = "" if race is not None else \
@@ -178,12 +195,10 @@ class VolatioScreen(BaseScreen):
         for panel in self.panels.values():
             panel.show(race)
         self.is_over = race.is_over
+        self.round_text = round_name(race.round, race.is_over)
         if race.is_over:
-            self.round_text = TR._("Race over")
             self.order_text = TR._("Winner") + ": " + ", ".join(race.result.winners if race.result else ())
         else:
-            self.round_text = TR._("Start flight") if race.round == vt.START_ROUND \
-                else f"{TR._('Round')} {race.round}"
             flown = set(race.flown)
             self.order_text = TR._("Order") + ": " + " → ".join(
                 f"{name} ✓" if name in flown else name for name in race.order())
@@ -303,7 +318,10 @@ class VolatioScreen(BaseScreen):
         closes the banner; one still open waits under it until then. The lines are said again
         in a newly chosen language."""
         session = self.svc.session if self.svc is not None else None
-        self._banners.append((player, events, len(session.play_log) if session is not None else 0))
+        race = self.race
+        self._banners.append(_Asked(player, events, len(session.play_log) if session is not None else 0,
+                                    race.round if race is not None else vt.START_ROUND,
+                                    race is not None and race.is_over))
         self._show_banner()
 
     def hide_banner(self) -> None:
@@ -315,11 +333,11 @@ class VolatioScreen(BaseScreen):
         if not self._banners:
             self.ids.banner.close()
             return
-        player, events, _at = self._banners[-1]
+        asked = self._banners[-1]
         colours = {p.name: p.colour for p in self._players}
-        fill = rgb(PLAYER_RGB.get(colours.get(player or "", ""), "#ff9f00"))
-        self.ids.banner.show_lines(player or self.round_text, fill, consequences(events)[0],
-                                   waiting=len(self._banners) - 1)
+        fill = rgb(PLAYER_RGB.get(colours.get(asked.player or "", ""), "#ff9f00"))
+        self.ids.banner.show_lines(asked.player or round_name(asked.round, asked.over), fill,
+                                   consequences(asked.events)[0], waiting=len(self._banners) - 1)
 
     def _banner_closed(self, _banner: Any) -> bool:
         """A tap closed the banner: the one it covered shows, if any."""

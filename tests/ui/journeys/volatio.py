@@ -341,6 +341,16 @@ async def volatio_fatigue_banner(app: Any) -> None:
     assert banner.shown
     await tap(app, banner.ids.close)
     assert not banner.shown
+    # A round's banner (as the screen shows one) keeps its round's name once the race moves on,
+    # and says it in the language chosen since
+    race_screen.show_banner(None, v.crash_path(Dragon(energy=0, hand=1, silver=500, coloured=500))[1])
+    assert banner.title == "Round 1"
+    await tap(app, race_screen.ids.next_round)
+    assert race_screen.race.round == 2 and banner.shown and banner.title == "Round 1", banner.title
+    await tap(app, find(app, "TouchButton", "Home"))
+    await tap(app, screen(app, "home").ids.lang_hu)
+    await tap(app, find(app, "TouchButton", TR._("Game")))
+    assert banner.title == f"{TR._('Round')} 1" != "Round 1", banner.title
     result(lines=texts, font=shown[0].font_size)
 
 
