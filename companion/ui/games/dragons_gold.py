@@ -99,12 +99,18 @@ class PlacePopup(Popup):  # type: ignore[misc]
     slot = NumericProperty(0)
     player = StringProperty("")
     role = StringProperty("knight")
+    about = StringProperty("")
+    """The dragon it is sent against: ``⚔ 8 · Attack: 1 / 8``."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._build()  # now, not on_open: that waits for the opening animation
         if self.player:
             self.pick(self.player)
+        fought = self.screen.state().slots[self.slot].dragon
+        if fought is not None:
+            strength = fought.dragon.strength
+            self.about = f"⚔ {strength} · {TR._('Attack')}: {fought.attack} / {strength}"
 
     def _build(self) -> None:
         box = self.ids.players

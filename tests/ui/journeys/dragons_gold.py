@@ -76,10 +76,18 @@ async def dragons_gold_sharing(app: Any) -> None:
     state = game.state()
     assert state.revealed == 4 and state.bag == 126 - 12
     assert state.slots[0].dragon is not None and state.slots[0].dragon.dragon.strength == 9
+    from kivy.core.window import Window
+
+    from tests.ui.layout import faults
+
+    attack = 0
     for player, role, strength in [("P1", "wizard", 2), ("P2", "thief", 1), ("P3", "knight", 4),
                                    ("P1", "thief", 1), ("P2", "knight", 3)]:
         await tap(app, next(w for w in cards[0].walk() if getattr(w, "text", "") == "Send an adventurer"))
         popup = next(w for w in app.root_window.children if type(w).__name__ == "PlacePopup")
+        assert popup.about == f"⚔ 9 · Attack: {attack} / 9", popup.about  # the dragon the dialog covers
+        assert faults(Window, skip=app.strip) == []
+        attack += strength
         await tap(app, next(w for w in popup.ids.players.children if w.text == player))
         await tap(app, getattr(popup.ids, role))
         plus = next(w for w in popup.ids.strength.walk() if getattr(w, "text", "") == "+")
