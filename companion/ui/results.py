@@ -15,8 +15,8 @@ from kivy.uix.popup import Popup
 from kivy.uix.widget import Widget
 
 from companion.ui.lang import TR
-from companion.ui.theme import PLAYER_RGB, rgb
-from companion.ui.widgets import FitLabel
+from companion.ui.theme import FONT_NAME, PLAYER_RGB, THEME, rgb
+from companion.ui.widgets import MIN_FONT_PX, FitLabel
 
 
 class BarChart(Widget):  # type: ignore[misc]
@@ -72,9 +72,12 @@ class ResultsPopup(Popup):  # type: ignore[misc]
 
 
 class LineChart(Widget):  # type: ignore[misc]
-    """Scores over time: one line per player across past plays (x: the play, y: the score)."""
+    """Scores over time: one line per player across past plays (x: the play, y: the score), the
+    score axis marked with its top and bottom scores."""
 
     series = ListProperty([])  # [(name, colour name, [(play index, score), ...]), ...]
+    ticks = ListProperty([])
+    """The score axis's marks as shown, top first (``["34", "0"]``)."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -82,25 +85,40 @@ class LineChart(Widget):  # type: ignore[misc]
             self.fbind(prop, self._redraw)
 
     def _redraw(self, *_: Any) -> None:
+        from kivy.core.text import Label as CoreLabel
         from kivy.graphics import Line
 
         self.canvas.clear()
         points = [p for _n, _c, pts in self.series for p in pts]
         if not points:
+            self.ticks = []
             return
         x_max = max(max(x for x, _y in points), 1)
         y_min = min(0, min(y for _x, y in points))
         y_max = max(max(y for _x, y in points), y_min + 1)
         pad = 8.0
+        self.ticks = [f"{y_max:g}", f"{y_min:g}"]
+        marks = []
+        for text in self.ticks:
+            mark = CoreLabel(text=text, font_name=FONT_NAME, font_size=MIN_FONT_PX)
+            mark.refresh()
+            marks.append(mark.texture)
+        left = pad + max(t.width for t in marks) + 4  # the marks stand left of the axis
+        low = max(pad, max(t.height for t in marks) / 2)  # and within the chart, top and bottom
 
         def at(x: float, y: float) -> tuple[float, float]:
-            return (self.x + pad + (self.width - 2 * pad) * x / x_max,
-                    self.y + pad + (self.height - 2 * pad) * (y - y_min) / (y_max - y_min))
+            return (self.x + left + (self.width - left - pad) * x / x_max,
+                    self.y + low + (self.height - 2 * low) * (y - y_min) / (y_max - y_min))
 
         with self.canvas:
             Color(rgba=[0.5, 0.5, 0.5, 1])
             Line(points=[*at(0, y_min), *at(x_max, y_min)], width=1)
             Line(points=[*at(0, y_min), *at(0, y_max)], width=1)
+            Color(rgba=THEME.muted)
+            for texture, y in zip(marks, (y_max, y_min), strict=True):
+                _x, cy = at(0, y)
+                Rectangle(texture=texture, size=texture.size,
+                          pos=(self.x + left - 4 - texture.width, cy - texture.height / 2))
             for _name, colour, pts in self.series:
                 Color(rgba=rgb(PLAYER_RGB.get(colour, "#ffd21f")))
                 flat = [c for x, y in sorted(pts) for c in at(x, y)]

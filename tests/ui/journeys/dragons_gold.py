@@ -190,6 +190,8 @@ async def history_after_scoring(app: Any) -> None:
     assert app.manager.current == "history"
     assert {name for name, _c, _pts in history.series} == set(EXAMPLE_1)
     assert dict((name, pts) for name, _c, pts in history.series)["B"] == [(0, 34.0)]
+    top = max(pts[0][1] for _n, _c, pts in history.series)
+    assert history.ids.chart.ticks == [f"{top:g}", "0"]  # the score axis says what it spans
     # Many plays, with a name too long for a line: as many rows as fit, each one whole line
     from dataclasses import replace
 
