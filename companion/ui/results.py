@@ -6,7 +6,8 @@ the game's own ``score_document`` (the same answer as ``companion score``).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Any, TypeVar
 
 from kivy.graphics import Color, Rectangle
 from kivy.properties import DictProperty, ListProperty
@@ -17,6 +18,14 @@ from kivy.uix.widget import Widget
 from companion.ui.lang import TR
 from companion.ui.theme import FONT_NAME, PLAYER_RGB, THEME, rgb
 from companion.ui.widgets import MIN_FONT_PX, FitLabel
+
+_V = TypeVar("_V")
+
+
+def seated(scores: Mapping[str, _V], names: Iterable[str]) -> dict[str, _V]:
+    """*scores* in the table's order (*names*, those with a score): the rules cores give them by
+    name, the screens show them as the players sit."""
+    return {name: scores[name] for name in names if name in scores}
 
 
 class BarChart(Widget):  # type: ignore[misc]

@@ -45,7 +45,7 @@ from companion.ui.games.drakon_text import (
 from companion.ui.games.drakon_widgets import DrakonCard, RevealRow, SecretCoins
 from companion.ui.lang import TR
 from companion.ui.photo import PhotoGame, PhotoTaker
-from companion.ui.results import ResultsPopup
+from companion.ui.results import ResultsPopup, seated
 from companion.ui.screens import BaseScreen
 from companion.ui.seating import SeatTable
 from companion.ui.theme import PLAYER_RGB, THEME, rgb
@@ -452,8 +452,8 @@ class DrakonScreen(BaseScreen):
         colours = {p.name: p.colour for p in session.players}
         self.attempt(lambda: session.finish_game(out))  # the same result again is not logged twice
         winners = [side_name(s, self.variant) for s in drakon_play.winners(out)]
-        scores = {p.name: out["totals"][p.name] for p in session.players if p.name in out["totals"]}
-        ResultsPopup(scores=scores, winners=winners, colours=colours).open()  # in the table's order
+        scores = seated(out["totals"], (p.name for p in session.players))
+        ResultsPopup(scores=scores, winners=winners, colours=colours).open()
 
 
 SCREEN = DrakonScreen

@@ -14,6 +14,7 @@ from companion.games.drakon import Hero
 from companion.games.drakon import photo as drakon_photo
 from companion.games.drakon import play as drakon_play
 from companion.ui.lang import TR
+from companion.ui.results import seated
 
 
 def hero_name(hero: Hero) -> str:
@@ -83,8 +84,7 @@ def summary_text(doc: dict[str, Any], names: list[str], entered: int, *, variant
         if reached:
             lines.append(TR._("Goal reached: {sides}. Hold to reveal.").format(sides=reached))
         return "\n".join(lines)
-    # in the table's order, as the rows above are (the rules core gives them by name)
-    totals = " · ".join(unbroken(f"{name} {out['totals'][name]}") for name in names if name in out["totals"])
+    totals = " · ".join(unbroken(f"{name} {gold}") for name, gold in seated(out["totals"], names).items())
     if out.get("team_totals") is not None:
         teams = out["team_totals"].items()
         totals += "   " + " · ".join(unbroken(f"{side_name(t, variant)} {gold}") for t, gold in teams)

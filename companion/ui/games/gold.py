@@ -44,7 +44,7 @@ from companion.ui.games.gold_text import (
 )
 from companion.ui.lang import TR
 from companion.ui.photo import PhotoGame, PhotoTaker
-from companion.ui.results import ResultsPopup
+from companion.ui.results import ResultsPopup, seated
 from companion.ui.screens import BaseScreen
 from companion.ui.theme import FONT_NAME, PLAYER_RGB, THEME, rgb
 from companion.ui.widgets import MIN_FONT_PX, FitLabel, TouchButton
@@ -457,8 +457,7 @@ class GoldScoreScreen(BaseScreen):
             self.notify(str(exc))
             return
         self.attempt(lambda: session.finish_game(out))
-        # in the table's order (the rules core gives them by name)
-        scores = {p.name: out["scores"][p.name] for p in session.players if p.name in out["scores"]}
+        scores = seated(out["scores"], (p.name for p in session.players))
         ResultsPopup(scores=scores, winners=out["winners"], colours=self._player_colours()).open()
 
 
