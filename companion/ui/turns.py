@@ -144,7 +144,7 @@ class TurnScreen(BaseScreen):
                 table.seat(panel, angles.get(name, 0))
             else:
                 panels.add_widget(panel)
-        if session is not None:
+        if session is not None and tc is not None:
             self.update(session.now())
         else:
             self._preview()
@@ -153,8 +153,7 @@ class TurnScreen(BaseScreen):
         session = self.svc.session if self.svc is not None else None
         tc = session.turn_clock if session is not None else None
         if tc is None:
-            self._preview()
-            return
+            return  # the preview is drawn by refresh and by the budget's changes, not each frame
         self.running = tc.is_running
         self.started = tc.is_started
         for panel in self.panels.values():
