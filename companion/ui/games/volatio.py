@@ -66,6 +66,7 @@ PANEL_MAX_H_U = 4.4
 CUE_W_U = 1.0
 """The scroll buttons' width beside the panels (▲ / ▼ while some panels are out of view)."""
 
+
 class _Asked(NamedTuple):
     """A banner not yet closed: whose move it was (None: the round's), what the move asked,
     the play log's length once it was logged, and the race's round then (a round's banner is
