@@ -89,7 +89,9 @@ class TableSession:
         self.score_sheet: dict[str, dict[str, Any]] = {}
         self.score_rules: str | None = None
         self.score_options: dict[str, Any] = {}
-        self.result: dict[str, Any] | None = None
+        self._result: dict[str, Any] | None = None
+        self._result_for: frozenset[int] = frozenset()  # the sheet's entries that stood when it was logged
+        self._ended = False  # ended here (by :meth:`finish`)
         self.play_log: list[tuple[str, dict[str, Any], float]] = []  # (kind, data, t_mono)
         self.seats = "side"
         self._log: list[StoredEvent] = []
@@ -131,6 +133,14 @@ class TableSession:
 
     def finish(self) -> None:
         self.store.end_session(self.id, self._wall())
+        self._ended = True
+
+    def _reopen_if_unfinished(self) -> None:
+        """A session ended with its game's result is open again once the result no longer stands
+        (the sheet put right after Finish), so that it is the one offered to resume."""
+        if self._ended and self._result is not None and self.result is None:
+            self.store.reopen_session(self.id)
+            self._ended = False
 
     # -- commands ------------------------------------------------------------------------------
 
@@ -210,6 +220,14 @@ class TableSession:
             doc["rules"] = self.score_rules
         return doc
 
+    @property
+    def result(self) -> dict[str, Any] | None:
+        """The game's result, while it stands: the last one logged, as long as the entries of the
+        sheet (scores, options and moves played) that stood then are the ones that stand now. A
+        sheet put right after Finish leaves the game without a result until Finish records the
+        new one; an undo taken back by Redo lets the old one stand again."""
+        return self._result if self._result_for == _sheet_entries(self._log) else None
+
     def finish_game(self, result: Mapping[str, Any]) -> None:
         """Record the final result (what ``companion score`` answered) and end the session. The
         result that stands already (Finish tapped again) is not logged twice; another one (the
@@ -232,6 +250,7 @@ class TableSession:
             raise TimerStateError("nothing to undo")
         self._record(commands.Undo())
         self._rebuild("undo")
+        self._reopen_if_unfinished()
         self.bus.publish(SessionChanged(commands.Undo.KIND, self.now()))
         return self._undone[-1]
 
@@ -241,6 +260,7 @@ class TableSession:
             raise TimerStateError("nothing to redo")
         self._record(commands.Redo())
         self._rebuild("redo")
+        self._reopen_if_unfinished()
         self.bus.publish(SessionChanged(commands.Redo.KIND, self.now()))
         return self._log[-1]
 
@@ -266,6 +286,7 @@ class TableSession:
         event = self._record(command)
         self._undone.clear()
         self._apply(event, self._clock.now())
+        self._reopen_if_unfinished()
         self.bus.publish(SessionChanged(event.kind, self._clock.now()))
 
     def _record(self, command: Command) -> StoredEvent:
@@ -357,7 +378,8 @@ class TableSession:
 
     @_handle.register
     def _on_game_finished(self, command: commands.GameFinished, now: float) -> None:
-        self.result = dict(command.result)
+        self._result = dict(command.result)
+        self._result_for = _sheet_entries(self._log)  # live; a replay works it out once it is done
 
     @_handle.register
     def _on_turn_setup(self, command: commands.TurnSetup, now: float) -> None:
@@ -389,7 +411,7 @@ class TableSession:
         offset = self._clock.real.now() - self._wall()  # wall -> this boot's monotonic
         self.board.clear()
         self.turn_clock = None
-        self.score_sheet, self.score_rules, self.score_options, self.result = {}, None, {}, None
+        self.score_sheet, self.score_rules, self.score_options, self._result = {}, None, {}, None
         self.play_log = []
         self.seats = "side"
         self._quiet.quiet = True
@@ -407,6 +429,9 @@ class TableSession:
         finally:
             self._quiet.quiet = False
         self._log, self._undone = done, undone
+        finished = [i for i, e in enumerate(events) if e.kind == commands.GameFinished.KIND]
+        # the sheet's entries that stood when the last result was logged: the log up to it says
+        self._result_for = _sheet_entries(effective(events[:finished[-1] + 1])[0] if finished else [])
         self.board.restore()
         self.bus.publish(SessionRebuilt(reason))
 
@@ -414,6 +439,15 @@ class TableSession:
 
     def now(self) -> float:
         return self._clock.now()
+
+
+def _sheet_entries(log: Sequence[StoredEvent]) -> frozenset[int]:
+    """The entries of the score sheet and the play log in *log* (the events that stand): what a
+    result is worked out from."""
+    return frozenset(e.seq for e in log if e.kind.startswith(_SHEET_PREFIXES))
+
+
+_SHEET_PREFIXES = ("score.", "play.")
 
 
 def _as_stored(data: Mapping[str, Any]) -> Any:

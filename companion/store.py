@@ -113,6 +113,7 @@ class _Held:
     params: tuple[Any, ...]
     session: SessionRow | None = None  # a new session
     ended: tuple[int, float] | None = None  # (session id, t_wall): an end mark
+    reopened: int | None = None  # a session id: its end mark taken off
     event: tuple[int, StoredEvent] | None = None  # (session id, event)
     player: tuple[str, str, float] | None = None  # (name, colour, t_wall)
 
@@ -286,6 +287,12 @@ class Store:
         self._write(_Held("UPDATE sessions SET ended_wall=? WHERE id=? AND ended_wall IS NULL",
                           (t_wall, session_id), ended=(session_id, t_wall)))
 
+    def reopen_session(self, session_id: int) -> None:
+        """Take a session's end mark off: its game was put right after it was finished, and it is
+        the one to offer to resume again."""
+        self._write(_Held("UPDATE sessions SET ended_wall=NULL WHERE id=?", (session_id,),
+                          reopened=session_id))
+
     def open_session(self) -> SessionRow | None:
         """The newest session not yet ended (the one to offer to resume), or None."""
         if not self._held:
@@ -305,6 +312,8 @@ class Store:
                 row = merged.get(sid)
                 if row is not None and row.ended_wall is None:
                     merged[sid] = SessionRow(row.id, row.game, row.created_wall, t_wall)
+            elif held.reopened is not None and (row := merged.get(held.reopened)) is not None:
+                merged[row.id] = SessionRow(row.id, row.game, row.created_wall, None)
         return [merged[k] for k in sorted(merged)]
 
     # -- events --------------------------------------------------------------------------------

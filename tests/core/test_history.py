@@ -61,6 +61,17 @@ def test_finish_again_logs_a_changed_result_once_and_history_takes_it() -> None:
     finished = lambda: [e.data["result"] for e in store.events(s.id) if e.kind == "game.finished"]  # noqa: E731
     assert len(finished()) == 1
     s.undo()  # Béla's gold taken back
+    assert s.result is None  # the sheet the result was for is no longer the sheet
+    opened = store.open_session()  # open again: after a restart, it is offered to resume
+    assert opened is not None and opened.id == s.id
+    assert TableSession.resume(store, s.id, clock, EventBus(), wall=lambda: 1_700_000_050.0, boot="b").result is None
+    play = play_from_log(s.id, store)  # the last result recorded, until Finish records another
+    assert play is not None and {p.name: p.score for p in play.players} == first["scores"]
+    s.redo()
+    assert s.result == first  # the same sheet again: its result stands again
+    s.finish_game(dragons_gold.score_document(s.score_document()))
+    assert len(finished()) == 1 and store.open_session() is None
+    s.undo()
     second = dragons_gold.score_document(s.score_document())
     assert second["scores"] != first["scores"]
     s.finish_game(second)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from companion.events import EventBus, SessionChanged
+from companion.games import dragons_gold
 from companion.session import Player, TableSession
 from companion.standings import game_state, score_state
 from companion.store import Store
@@ -77,6 +78,21 @@ def test_standings_a_finished_game_gives_its_result(store: Store, clock: FakeClo
     s = session_of(store, clock, bus, "gold", "Anna", "Béla")
     s.finish_game({"scores": {"Anna": 41, "Béla": 45}, "winners": ["Béla"]})
     assert score_state(s) == {"players": {"Anna": 41, "Béla": 45}, "leader": "Béla", "final": True}
+
+
+def test_standings_a_sheet_put_right_after_the_finish_is_live_again(store: Store, clock: FakeClock,
+                                                                     bus: EventBus) -> None:
+    """A move made after Finish leaves the game unfinished (the result was for another sheet):
+    the standings are the sheet's own points until Finish records the new result."""
+    s = session_of(store, clock, bus, "dragons-gold", "Anna", "Béla", "Csaba")
+    s.set_score("Anna", "gold", 3)
+    s.finish_game(dragons_gold.score_document(s.score_document()))
+    assert score_state(s)["final"] is True
+    s.set_score("Béla", "gold", 4)
+    assert score_state(s) == {"players": {"Anna": 9, "Béla": 12, "Csaba": None}, "leader": "Béla",
+                              "final": False}
+    s.undo()
+    assert score_state(s) == {"players": {"Anna": 9, "Béla": 0, "Csaba": 0}, "leader": "Anna", "final": True}
 
 
 def test_standings_the_sand_timer_has_no_players_and_no_round(store: Store, clock: FakeClock,

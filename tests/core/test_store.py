@@ -19,6 +19,8 @@ def test_store_appends_and_reads_back_in_order(tmp_path: Path) -> None:
     assert store.open_session() is not None and store.open_session().id == sid
     store.end_session(sid, 2.0)
     assert store.open_session() is None
+    store.reopen_session(sid)  # its game put right after the finish
+    assert store.open_session() is not None and store.open_session().id == sid
 
 
 def test_store_is_wal_and_synchronous_full(tmp_path: Path) -> None:

@@ -79,6 +79,9 @@ def test_store_full_sessions_players_and_end_marks_are_held_too(tmp_path: Path) 
     assert [(r.id, r.game, r.is_open) for r in store.sessions()] == [(first, "gold", False), (second, "drakon", True)]
     assert store.open_session() is not None and store.open_session().id == second
     assert [c for _n, c in store.recent_players()] == ["red"]
+    store.end_session(second, 5.0)
+    store.reopen_session(second)  # held too: open again
+    assert store.open_session() is not None and store.open_session().id == second
     _uncap_pages(store)
     assert store.flush()
     store.close()

@@ -232,8 +232,25 @@ async def gold_two_players(app: Any) -> None:
     assert layout_faults(app) == [], layout_faults(app)
     popup.dismiss()
     await settle(app)  # a dialog fading out still takes every touch
+    await corrected_after_finish(app, expected)
     await next_game_starts_blank(app, sheet, list(EXAMPLE_4))
     result(**expected)
+
+
+async def corrected_after_finish(app: Any, expected: dict[str, Any]) -> None:
+    """An Undo after Finish changes the sheet: the game has no result again, and Home's Start
+    asks before ending it; Redo puts back the sheet the result was for, and it stands again."""
+    session = app.svc.session
+    await tap(app, app.nav.ids.undo)
+    assert session.result is None
+    home = screen(app, "home")
+    await tap(app, find(app, "TouchButton", "Home"))
+    await tap(app, home.ids.start)
+    assert (app.svc.session is session, app.strip.note) == (True, "Gold! is not finished: “Start over” ends it")
+    await tap(app, find(app, "TouchButton", "Game"))
+    assert app.manager.current == "game:gold", app.manager.current
+    await tap(app, app.nav.ids.redo)
+    assert session.result == expected
 
 
 async def next_game_starts_blank(app: Any, sheet: Any, players: list[str]) -> None:
