@@ -12,23 +12,27 @@ from companion.ui.lang import TR
 from companion.ui.timer import timer_label
 
 
-def undo_note(event: StoredEvent, board: TimerBoard, *, redone: bool) -> str:
-    """The strip's note once *event* was undone (or, with *redone*, redone); *board* is the
-    timers as that left them (a start or a pause is told apart by it)."""
-    what = _action(event, board, redone)
+def undo_note(event: StoredEvent, phases: Mapping[str, Phase], *, redone: bool) -> str:
+    """The strip's note once *event* was undone (or, with *redone*, redone); *phases* is each
+    timer's phase as *event* left it: before the undo, after the redo (:func:`phases`)."""
+    what = _action(event, phases)
     return (TR._("Redone: {what}") if redone else TR._("Undone: {what}")).format(what=what)
 
 
-def _action(event: StoredEvent, board: TimerBoard, redone: bool) -> str:
+def phases(board: TimerBoard) -> dict[str, Phase]:
+    """Each timer's phase on *board*."""
+    return {name: board[name].phase for name in board.names}
+
+
+def _action(event: StoredEvent, phases: Mapping[str, Phase]) -> str:
     """The action *event* stands for, as a phrase for the note."""
     kind, data = event.kind, event.data
     if kind.startswith("timer."):
         name = str(data.get("name", ""))
         timer = timer_label(name)
         if kind == "timer.toggle":
-            running = name in board and board[name].phase is Phase.RUNNING
-            # redone, a start leaves it running; undone, a pause does
-            started = running if redone else not running
+            # a start leaves the timer running (or run out since); a pause leaves it paused
+            started = phases.get(name) in (Phase.RUNNING, Phase.EXPIRED)
             return (TR._("{timer} started") if started else TR._("{timer} paused")).format(timer=timer)
         phrase = {
             "timer.add": TR._("{timer} added"),
