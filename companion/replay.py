@@ -7,6 +7,7 @@ announces nothing while it does (:class:`QuietableBus`).
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 from collections.abc import Iterator, Sequence
 
@@ -51,8 +52,10 @@ class QuietableBus(EventBus):
 
 
 def effective(events: Sequence[StoredEvent]) -> tuple[list[StoredEvent], list[StoredEvent]]:
-    """The log's events that stand, in order, and those undone and not yet redone (the last
-    undone last), as the ``undo`` and ``redo`` events in *events* leave them."""
+    """The log's events that stand, in the order they were logged, and those undone and not yet
+    redone (the last undone last), as the ``undo`` and ``redo`` events in *events* leave them.
+    A redone event stands where it was logged: before what the log noted meanwhile (a timer
+    seen to run out while the action was undone), as it happened."""
     done: list[StoredEvent] = []
     undone: list[StoredEvent] = []
     for e in events:
@@ -63,7 +66,7 @@ def effective(events: Sequence[StoredEvent]) -> tuple[list[StoredEvent], list[St
                     break
         elif e.kind == commands.Redo.KIND:
             if undone:
-                done.append(undone.pop())
+                bisect.insort(done, undone.pop(), key=lambda event: event.seq)
         else:
             done.append(e)
             if e.kind not in _NO_ACTION:  # a new action: what was undone can no longer be redone

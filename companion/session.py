@@ -91,7 +91,7 @@ class TableSession:
         self.score_options: dict[str, Any] = {}
         self._result: dict[str, Any] | None = None
         self._result_for: frozenset[int] = frozenset()  # the sheet's entries that stood when it was logged
-        self._ended = False  # ended here (by :meth:`finish`)
+        self._ended = False  # the store marks it ended
         self.play_log: list[tuple[str, dict[str, Any], float]] = []  # (kind, data, t_mono)
         self.seats = "side"
         self._log: list[StoredEvent] = []
@@ -121,6 +121,7 @@ class TableSession:
         events = list(store.events(session_id))
         if not events:
             raise InvalidInput("session", session_id, "has no events to resume from")
+        session._ended = any(row.id == session_id and not row.is_open for row in store.sessions())
         session._log = events
         session._undone = []
         crossed = any(e.boot_id != session._boot for e in events)
@@ -132,15 +133,22 @@ class TableSession:
         return session
 
     def finish(self) -> None:
-        self.store.end_session(self.id, self._wall())
-        self._ended = True
+        """End the session: it is no longer the one offered to resume."""
+        if not self._ended:
+            self.store.end_session(self.id, self._wall())
+            self._ended = True
 
-    def _reopen_if_unfinished(self) -> None:
-        """A session ended with its game's result is open again once the result no longer stands
-        (the sheet put right after Finish), so that it is the one offered to resume."""
-        if self._ended and self._result is not None and self.result is None:
+    def _mark_end(self) -> None:
+        """A session with a result logged is ended while that result stands and open while it
+        does not (the sheet put right after Finish: the session is the one to resume), each
+        time an action, an undo or a redo changes which."""
+        if self._result is None:
+            return
+        if self.result is None and self._ended:
             self.store.reopen_session(self.id)
             self._ended = False
+        elif self.result is not None and not self._ended:
+            self.finish()
 
     # -- commands ------------------------------------------------------------------------------
 
@@ -230,8 +238,9 @@ class TableSession:
 
     def finish_game(self, result: Mapping[str, Any]) -> None:
         """Record the final result (what ``companion score`` answered) and end the session. The
-        result that stands already (Finish tapped again) is not logged twice; another one (the
-        sheet put right since) is, and the last one logged is the game's result."""
+        result that stands already (Finish tapped again, nothing entered since) is not logged
+        twice; once the sheet has had an entry or an undo since, the result is logged again (the
+        same one too), and the last one logged is the game's result."""
         if self.result is None or _as_stored(result) != _as_stored(self.result):
             self._do(commands.GameFinished(dict(result)))
         self.finish()
@@ -250,7 +259,7 @@ class TableSession:
             raise TimerStateError("nothing to undo")
         self._record(commands.Undo())
         self._rebuild("undo")
-        self._reopen_if_unfinished()
+        self._mark_end()
         self.bus.publish(SessionChanged(commands.Undo.KIND, self.now()))
         return self._undone[-1]
 
@@ -258,11 +267,12 @@ class TableSession:
         """Put back the last action undone (durably: ``redo`` is logged); the event put back."""
         if not self.can_redo:
             raise TimerStateError("nothing to redo")
+        event = self._undone[-1]
         self._record(commands.Redo())
         self._rebuild("redo")
-        self._reopen_if_unfinished()
+        self._mark_end()
         self.bus.publish(SessionChanged(commands.Redo.KIND, self.now()))
-        return self._log[-1]
+        return event
 
     def poll(self) -> tuple[str, ...]:
         """Publish what has fallen due: warnings, expiries, a player running out of time; the
@@ -286,7 +296,7 @@ class TableSession:
         event = self._record(command)
         self._undone.clear()
         self._apply(event, self._clock.now())
-        self._reopen_if_unfinished()
+        self._mark_end()
         self.bus.publish(SessionChanged(event.kind, self._clock.now()))
 
     def _record(self, command: Command) -> StoredEvent:

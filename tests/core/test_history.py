@@ -67,8 +67,14 @@ def test_finish_again_logs_a_changed_result_once_and_history_takes_it() -> None:
     assert TableSession.resume(store, s.id, clock, EventBus(), wall=lambda: 1_700_000_050.0, boot="b").result is None
     play = play_from_log(s.id, store)  # the last result recorded, until Finish records another
     assert play is not None and {p.name: p.score for p in play.players} == first["scores"]
-    s.redo()
-    assert s.result == first  # the same sheet again: its result stands again
+    again = TableSession.resume(store, s.id, clock, EventBus(), wall=lambda: 1_700_000_060.0, boot="b")
+    again.redo()  # after a restart, as live
+    assert again.result == first and store.open_session() is None  # it stands again: ended again
+    s = TableSession.resume(store, s.id, clock, EventBus(), wall=lambda: 1_700_000_070.0, boot="b")
+    s.set_score("Csaba", "gold", 1)
+    assert s.result is None and store.open_session() is not None
+    s.undo()  # an entry made after Finish taken back: the sheet the result was for
+    assert s.result == first and store.open_session() is None
     s.finish_game(dragons_gold.score_document(s.score_document()))
     assert len(finished()) == 1 and store.open_session() is None
     s.undo()

@@ -78,6 +78,27 @@ def test_session_undo_and_redo_the_last_action(store: Store, clock: FakeClock, b
         s.undo()
 
 
+def test_session_redo_puts_an_action_back_where_it_was_logged(store: Store, clock: FakeClock,
+                                                               bus: EventBus) -> None:
+    """A pause undone lets its timer run out (noted in the log); redone, the pause stands where
+    it was logged, before that note: the timer is paused with the time it had, live and resumed."""
+    wall = Wall()
+    s = start(store, clock, bus, wall)
+    s.add_timer("t", 10)
+    s.toggle("t")
+    advance(clock, wall, 4)
+    s.toggle("t")  # paused, 6 s left
+    advance(clock, wall, 1)
+    s.undo()
+    advance(clock, wall, 6)
+    assert s.poll() == ("t",)  # ran out: noted in the log
+    advance(clock, wall, 9)
+    assert s.redo().kind == "timer.toggle"
+    assert (s.board["t"].phase, s.board["t"].remaining_s(clock.now())) == (Phase.PAUSED, 6)
+    again = TableSession.resume(store, s.id, clock, EventBus(), wall=wall, boot="boot-1")
+    assert (again.board["t"].phase, again.board["t"].remaining_s(clock.now())) == (Phase.PAUSED, 6)
+
+
 def test_session_new_action_clears_redo(store: Store, clock: FakeClock, bus: EventBus) -> None:
     s = start(store, clock, bus, Wall())
     s.add_timer("t", 60)

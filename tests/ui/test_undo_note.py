@@ -51,3 +51,16 @@ def test_a_start_redone_after_its_timer_would_have_run_out_is_a_start() -> None:
     session.poll()
     assert redone(session) == "Redone: Market started"  # started 31 s ago: run out since
     assert undone(session) == "Undone: Market started"
+
+
+def test_a_pause_redone_after_its_timer_ran_out_meanwhile_is_a_pause() -> None:
+    clock = FakeClock()
+    session = market(clock)
+    clock.advance(4)
+    session.toggle("market")  # paused with 6 s left
+    clock.advance(1)
+    assert undone(session) == "Undone: Market paused"
+    clock.advance(6)
+    assert session.poll() == ("market",)  # ran out while the pause was undone
+    clock.advance(9)
+    assert redone(session) == "Redone: Market paused"

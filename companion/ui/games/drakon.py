@@ -450,7 +450,7 @@ class DrakonScreen(BaseScreen):
             self.notify(str(exc))
             return
         colours = {p.name: p.colour for p in session.players}
-        self.attempt(lambda: session.finish_game(out))  # the same result again is not logged twice
+        self.attempt(lambda: session.finish_game(out))  # a result that stands is not logged twice
         winners = [side_name(s, self.variant) for s in drakon_play.winners(out)]
         scores = seated(out["totals"], (p.name for p in session.players))
         ResultsPopup(scores=scores, winners=winners, colours=colours).open()
