@@ -233,7 +233,7 @@ class TableSession:
         """The game's result, while it stands: the last one logged, as long as the entries of the
         sheet (scores, options and moves played) that stood then are the ones that stand now. A
         sheet put right after Finish leaves the game without a result until Finish records the
-        new one; an undo taken back by Redo lets the old one stand again."""
+        new one; an undo or a redo that brings back the sheet it was for lets it stand again."""
         return self._result if self._result_for == _sheet_entries(self._log) else None
 
     def finish_game(self, result: Mapping[str, Any]) -> None:
