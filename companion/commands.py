@@ -253,10 +253,17 @@ class PlayRecorded(Command):
 @dataclass(frozen=True)
 class GameFinished(Command, kind="game.finished"):
     result: Mapping[str, Any]
+    sheet: str | None = None
+    """A digest of what the result was worked out from (the session's sheet); None in a log
+    written before it was kept."""
 
     def to_event(self) -> tuple[str, dict[str, Any]]:
-        return self.KIND, {"result": dict(self.result)}
+        data: dict[str, Any] = {"result": dict(self.result)}
+        if self.sheet is not None:
+            data["sheet"] = self.sheet
+        return self.KIND, data
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> Self:
-        return cls(dict(data["result"]))
+        sheet = data.get("sheet")
+        return cls(dict(data["result"]), None if sheet is None else str(sheet))

@@ -20,6 +20,7 @@ Main thread only.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
@@ -90,7 +91,7 @@ class TableSession:
         self.score_rules: str | None = None
         self.score_options: dict[str, Any] = {}
         self._result: dict[str, Any] | None = None
-        self._result_for: frozenset[int] = frozenset()  # the sheet's entries that stood when it was logged
+        self._result_sheet: str | None = None  # the digest of the sheet it was worked out from
         self._ended = False  # the store marks it ended
         self.play_log: list[tuple[str, dict[str, Any], float]] = []  # (kind, data, t_mono)
         self.seats = "side"
@@ -230,19 +231,29 @@ class TableSession:
 
     @property
     def result(self) -> dict[str, Any] | None:
-        """The game's result, while it stands: the last one logged, as long as the entries of the
-        sheet (scores, options and moves played) that stood then are the ones that stand now. A
+        """The game's result, while it stands: the last one logged, as long as the sheet (the
+        scores, their rules and options, the moves played) is what it was worked out from. A
         sheet put right after Finish leaves the game without a result until Finish records the
-        new one; an undo or a redo that brings back the sheet it was for lets it stand again."""
-        return self._result if self._result_for == _sheet_entries(self._log) else None
+        new one; put back as it was (an undo, a redo, a value entered again), the old one stands
+        again. A result logged before its sheet was kept always stands."""
+        if self._result is None or self._result_sheet in (None, self._sheet_digest()):
+            return self._result
+        return None
+
+    def _sheet_digest(self) -> str:
+        """A digest of what a result is worked out from, as the log stores it."""
+        sheet = {"sheet": self.score_sheet, "rules": self.score_rules, "options": self.score_options,
+                 "play": [[kind, data] for kind, data, _t in self.play_log]}
+        text = json.dumps(_as_stored(sheet), sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(text.encode()).hexdigest()
 
     def finish_game(self, result: Mapping[str, Any]) -> None:
         """Record the final result (what ``companion score`` answered) and end the session. The
-        result that stands already (Finish tapped again, nothing entered since) is not logged
-        twice; once the sheet has had an entry or an undo since, the result is logged again (the
-        same one too), and the last one logged is the game's result."""
+        result that stands already (Finish tapped again, the sheet as it was) is not logged
+        twice; another one (the sheet put right since) is, and the last one logged is the game's
+        result."""
         if self.result is None or _as_stored(result) != _as_stored(self.result):
-            self._do(commands.GameFinished(dict(result)))
+            self._do(commands.GameFinished(dict(result), self._sheet_digest()))
         self.finish()
 
     @property
@@ -388,8 +399,7 @@ class TableSession:
 
     @_handle.register
     def _on_game_finished(self, command: commands.GameFinished, now: float) -> None:
-        self._result = dict(command.result)
-        self._result_for = _sheet_entries(self._log)  # live; a replay works it out once it is done
+        self._result, self._result_sheet = dict(command.result), command.sheet
 
     @_handle.register
     def _on_turn_setup(self, command: commands.TurnSetup, now: float) -> None:
@@ -422,6 +432,7 @@ class TableSession:
         self.board.clear()
         self.turn_clock = None
         self.score_sheet, self.score_rules, self.score_options, self._result = {}, None, {}, None
+        self._result_sheet = None
         self.play_log = []
         self.seats = "side"
         self._quiet.quiet = True
@@ -439,9 +450,6 @@ class TableSession:
         finally:
             self._quiet.quiet = False
         self._log, self._undone = done, undone
-        finished = [i for i, e in enumerate(events) if e.kind == commands.GameFinished.KIND]
-        # the sheet's entries that stood when the last result was logged: the log up to it says
-        self._result_for = _sheet_entries(effective(events[:finished[-1] + 1])[0] if finished else [])
         self.board.restore()
         self.bus.publish(SessionRebuilt(reason))
 
@@ -449,15 +457,6 @@ class TableSession:
 
     def now(self) -> float:
         return self._clock.now()
-
-
-def _sheet_entries(log: Sequence[StoredEvent]) -> frozenset[int]:
-    """The entries of the score sheet and the play log in *log* (the events that stand): what a
-    result is worked out from."""
-    return frozenset(e.seq for e in log if e.kind.startswith(_SHEET_PREFIXES))
-
-
-_SHEET_PREFIXES = ("score.", "play.")
 
 
 def _as_stored(data: Mapping[str, Any]) -> Any:

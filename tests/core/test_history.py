@@ -75,6 +75,14 @@ def test_finish_again_logs_a_changed_result_once_and_history_takes_it() -> None:
     assert s.result is None and store.open_session() is not None
     s.undo()  # an entry made after Finish taken back: the sheet the result was for
     assert s.result == first and store.open_session() is None
+    s.set_score("Anna", "gold", 3)  # the same value entered again: the sheet is as it was
+    assert s.result == first and store.open_session() is None
+    s.set_score_rules("advanced")
+    assert s.result is None and store.open_session() is not None  # another rule: another result
+    s.undo()
+    assert s.result == first and store.open_session() is None
+    s.undo()  # the value entered again taken back: the sheet is still as it was
+    assert s.result == first
     s.finish_game(dragons_gold.score_document(s.score_document()))
     assert len(finished()) == 1 and store.open_session() is None
     s.undo()
