@@ -50,7 +50,7 @@ from companion.ui.sound import Sounds
 from companion.ui.theme import THEME, register_font, rgb
 from companion.ui.timer import TimerScreen, timer_label
 from companion.ui.turns import TurnScreen
-from companion.ui.undo_note import phases, undo_note
+from companion.ui.undo_note import redo_with_note, undo_with_note
 from companion.ui.venue_feed import VenueFeed
 from firmware_bridge.accessory import AccessoryBridge, AccessoryStatus
 from firmware_bridge.firmware import accessory_proto
@@ -427,12 +427,11 @@ class CompanionApp(App):  # type: ignore[misc]
 
     def undo(self) -> None:  # the buttons: take back (put back) the last action, and say which
         if (session := self.svc.session) is not None:
-            before = phases(session.board)
-            self._attempt(lambda: self.notify(undo_note(session.undo(), before, redone=False)))
+            self._attempt(lambda: self.notify(undo_with_note(session)))
 
     def redo(self) -> None:
         if (session := self.svc.session) is not None:
-            self._attempt(lambda: self.notify(undo_note(session.redo(), phases(session.board), redone=True)))
+            self._attempt(lambda: self.notify(redo_with_note(session)))
 
     def _attempt(self, action: Any) -> None:
         try:

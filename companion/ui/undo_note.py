@@ -6,20 +6,33 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from companion.session import TableSession
 from companion.store import StoredEvent
 from companion.timers import Phase, TimerBoard
 from companion.ui.lang import TR
 from companion.ui.timer import timer_label
 
 
+def undo_with_note(session: TableSession) -> str:
+    """Take back *session*'s last action; the strip's note saying which."""
+    before = _phases(session.board)  # a toggle undone is told by what it had left
+    return undo_note(session.undo(), before, redone=False)
+
+
+def redo_with_note(session: TableSession) -> str:
+    """Put back *session*'s last action undone; the strip's note saying which."""
+    event = session.redo()
+    return undo_note(event, _phases(session.board), redone=True)
+
+
 def undo_note(event: StoredEvent, phases: Mapping[str, Phase], *, redone: bool) -> str:
     """The strip's note once *event* was undone (or, with *redone*, redone); *phases* is each
-    timer's phase as *event* left it: before the undo, after the redo (:func:`phases`)."""
+    timer's phase as *event* left it: before the undo, after the redo."""
     what = _action(event, phases)
     return (TR._("Redone: {what}") if redone else TR._("Undone: {what}")).format(what=what)
 
 
-def phases(board: TimerBoard) -> dict[str, Phase]:
+def _phases(board: TimerBoard) -> dict[str, Phase]:
     """Each timer's phase on *board*."""
     return {name: board[name].phase for name in board.names}
 

@@ -11,7 +11,8 @@ os.environ.setdefault("KIVY_NO_FILELOG", "1")
 from companion.events import EventBus  # noqa: E402
 from companion.session import TableSession  # noqa: E402
 from companion.store import Store  # noqa: E402
-from companion.ui.undo_note import phases, undo_note  # noqa: E402
+from companion.ui.undo_note import redo_with_note as redone  # noqa: E402
+from companion.ui.undo_note import undo_with_note as undone  # noqa: E402
 from tests.conftest import FakeClock  # noqa: E402
 
 
@@ -20,16 +21,6 @@ def market(clock: FakeClock) -> TableSession:
     session.add_timer("market", 10)
     session.toggle("market")  # started
     return session
-
-
-def undone(session: TableSession) -> str:
-    before = phases(session.board)
-    return undo_note(session.undo(), before, redone=False)
-
-
-def redone(session: TableSession) -> str:
-    event = session.redo()
-    return undo_note(event, phases(session.board), redone=True)
 
 
 def test_a_pause_undone_after_its_timer_would_have_run_out_is_a_pause() -> None:
