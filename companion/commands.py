@@ -253,15 +253,12 @@ class PlayRecorded(Command):
 @dataclass(frozen=True)
 class GameFinished(Command, kind="game.finished"):
     result: Mapping[str, Any]
-    sheet: str | None = None
+    sheet: str | None
     """A digest of what the result was worked out from (the session's sheet); None in a log
     written before it was kept."""
 
     def to_event(self) -> tuple[str, dict[str, Any]]:
-        data: dict[str, Any] = {"result": dict(self.result)}
-        if self.sheet is not None:
-            data["sheet"] = self.sheet
-        return self.KIND, data
+        return self.KIND, {"result": dict(self.result), "sheet": self.sheet}
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> Self:
